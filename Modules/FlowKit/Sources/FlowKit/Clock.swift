@@ -45,7 +45,8 @@ public final class ManualClock: FlowClock {
   /// Moves by calendar days at the same local time (across DST changes).
   public func advance(days: Int) {
     state.withLock { now in
-      now = calendar.date(byAdding: .day, value: days, to: now) ?? now.addingTimeInterval(Double(days) * 86_400)
+      now =
+        calendar.date(byAdding: .day, value: days, to: now) ?? now.addingTimeInterval(Double(days) * 86_400)
     }
   }
 

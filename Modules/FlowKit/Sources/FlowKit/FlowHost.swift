@@ -1,0 +1,204 @@
+import Foundation
+
+public enum HostError: Error, Equatable, CustomStringConvertible {
+  case noFlowPresented(action: String)
+  case unknownFlow(String, registered: [String])
+  case unknownVariant(flow: String, variant: String, variants: [String])
+  case unknownQuery(String)
+  case action(ActionError)
+  case queryFailed(query: String, message: String)
+  case launchRuleFailed(rule: String, message: String)
+
+  public var description: String {
+    switch self {
+    case .noFlowPresented(let action): "no flow is presented, so there is nothing to \(action)"
+    case .unknownFlow(let flow, let registered):
+      "no flow named '\(flow)' is registered (registered: \(registered.joined(separator: ", ")))"
+    case .unknownVariant(let flow, let variant, let variants):
+      "flow '\(flow)' has no variant '\(variant)' (variants: \(variants.joined(separator: ", ")))"
+    case .unknownQuery(let query): "no query named '\(query)' is registered"
+    case .action(let error): error.description
+    case .queryFailed(let query, let message): "query \(query) failed: \(message)"
+    case .launchRuleFailed(let rule, let message): "launch rule \(rule) failed: \(message)"
+    }
+  }
+}
+
+/// Owns the registry, the environment and the presentation stack. It presents flows
+/// by id from anywhere, applies launch rules, routes follow-up flows and records
+/// analytics events (SPEC §5).
+@MainActor
+public final class FlowHost {
+  public struct Presented {
+    public let serial: Int
+    public let flow: String
+    public let variant: String
+    public let trigger: FlowTrigger
+    public let coordinator: any PresentableFlow
+    /// The rule that presented it, if one did.
+    let ruleID: String?
+    /// Presented by a rule, or as the follow-up of a flow a rule presented: when it
+    /// ends, the rules are asked again.
+    let fromLaunch: Bool
+  }
+
+  public let registry: FlowRegistry
+  public let environment: HostEnvironment
+  public let work = WorkTracker()
+  /// Chooses a variant when a request names none (experiments); nil → the default.
+  public var variantResolver: (@MainActor (FlowRequest, FlowDefinition) -> String?)?
+
+  public private(set) var stack: [Presented] = []
+  /// The latest ending of each flow, by flow id.
+  public private(set) var latestEndings: [String: FlowEnding] = [:]
+  private var cancelledRules: Set<String> = []
+  private var pendingProblems: [HostError] = []
+  private var nextSerial = 0
+  private var isTerminating = false
+
+  public init(registry: FlowRegistry, environment: HostEnvironment) throws(RegistryError) {
+    try registry.validate()
+    self.registry = registry
+    self.environment = environment
+  }
+
+  public var top: Presented? { stack.last }
+  public var screen: Screen? { stack.last?.coordinator.screen }
+  public var isIdle: Bool { stack.isEmpty }
+
+  /// Problems found outside a direct call (a follow-up flow that is not registered,
+  /// a failing launch rule), handed over once.
+  public func takeProblems() -> [HostError] {
+    defer { pendingProblems = [] }
+    return pendingProblems
+  }
+
+  /// Presents a flow on top of whatever is shown.
+  public func present(_ request: FlowRequest) throws(HostError) {
+    try present(request, ruleID: nil, fromLaunch: false)
+  }
+
+  /// Sends an action to the topmost flow.
+  public func send(_ action: UserAction) throws(HostError) {
+    guard let top = stack.last else { throw .noFlowPresented(action: action.description) }
+    let before = top.coordinator.screen
+    do {
+      try before.validate(action)
+      record(
+        "action", top,
+        ["action": .string(action.name)].merging(action.elementID.map { ["element": .string($0)] } ?? [:]) {
+          $1
+        })
+      try top.coordinator.send(action)
+    } catch {
+      throw .action(error)
+    }
+    if top.coordinator.isRunning, stack.last?.serial == top.serial, top.coordinator.screen.id != before.id {
+      recordScreen(top)
+    }
+  }
+
+  /// Asks the launch rules afresh: a new launch forgets which rule flows were cancelled.
+  public func launch() async {
+    cancelledRules = []
+    await applyLaunchRules()
+  }
+
+  /// Waits until every piece of tracked work (and work it started) has finished.
+  public func settle() async { await work.settle() }
+
+  /// Ends every presented flow, as when the app quits; nothing follows them.
+  public func terminate() {
+    isTerminating = true
+    for entry in stack.reversed() { entry.coordinator.cancel(.terminated) }
+    stack = []
+    isTerminating = false
+  }
+
+  public func query(_ id: String) async throws(HostError) -> QueryValue {
+    guard let query = registry.query(id) else { throw .unknownQuery(id) }
+    do {
+      return try await query.resolve(environment)
+    } catch {
+      throw .queryFailed(query: id, message: "\(error)")
+    }
+  }
+
+  /// Records an analytics event for a flow (features record domain events through this).
+  public func record(_ event: String, flow: String?, variant: String?, _ fields: [String: EventValue] = [:]) {
+    environment.analytics.record(
+      AnalyticsEvent(
+        ts: environment.clock.now, user: environment.userID ?? "anonymous", event: event, flow: flow,
+        variant: variant, fields: fields))
+  }
+
+  private func record(_ event: String, _ entry: Presented, _ fields: [String: EventValue] = [:]) {
+    record(event, flow: entry.flow, variant: entry.variant, fields)
+  }
+
+  private func recordScreen(_ entry: Presented) {
+    record("screen_viewed", entry, ["screen": .string(entry.coordinator.screen.id)])
+  }
+
+  private func present(_ request: FlowRequest, ruleID: String?, fromLaunch: Bool) throws(HostError) {
+    guard let definition = registry.flow(request.flow) else {
+      throw .unknownFlow(request.flow, registered: registry.flows.map(\.id))
+    }
+    let variant = request.variant ?? variantResolver?(request, definition) ?? definition.defaultVariant
+    guard definition.variants.contains(variant) else {
+      throw .unknownVariant(flow: definition.id, variant: variant, variants: definition.variants)
+    }
+    let coordinator = definition.make(
+      FlowContext(request: request, variant: variant, environment: environment, work: work))
+    nextSerial += 1
+    let entry = Presented(
+      serial: nextSerial, flow: definition.id, variant: variant, trigger: request.trigger,
+      coordinator: coordinator, ruleID: ruleID, fromLaunch: fromLaunch)
+    stack.append(entry)
+    record("flow_started", entry, ["trigger": .string(request.trigger.rawValue)])
+    let serial = entry.serial
+    coordinator.start { [weak self] ending in self?.flowEnded(serial, ending) }
+    if coordinator.isRunning, stack.last?.serial == serial { recordScreen(entry) }
+  }
+
+  private func flowEnded(_ serial: Int, _ ending: FlowEnding) {
+    guard let index = stack.firstIndex(where: { $0.serial == serial }) else { return }
+    let entry = stack.remove(at: index)
+    latestEndings[entry.flow] = ending
+    switch ending.outcome {
+    case .completed: record("flow_completed", entry)
+    case .cancelled: record("flow_cancelled", entry, ["reason": .string((ending.reason ?? .user).rawValue)])
+    }
+    guard !isTerminating else { return }
+    if ending.outcome == .cancelled, let rule = entry.ruleID { cancelledRules.insert(rule) }
+    if let next = ending.next {
+      do {
+        try present(next, ruleID: nil, fromLaunch: entry.fromLaunch)
+      } catch {
+        pendingProblems.append(error)
+      }
+      return
+    }
+    if let uncovered = stack.last {
+      recordScreen(uncovered)
+    } else if entry.fromLaunch {
+      work.run { await self.applyLaunchRules() }
+    }
+  }
+
+  private func applyLaunchRules() async {
+    for rule in registry.launchRules where !cancelledRules.contains(rule.id) {
+      guard stack.isEmpty else { return }
+      do {
+        guard try await rule.applies(environment), stack.isEmpty else { continue }
+        try present(rule.request, ruleID: rule.id, fromLaunch: true)
+        return
+      } catch let error as HostError {
+        pendingProblems.append(error)
+      } catch {
+        pendingProblems.append(.launchRuleFailed(rule: rule.id, message: "\(error)"))
+      }
+      return
+    }
+  }
+}

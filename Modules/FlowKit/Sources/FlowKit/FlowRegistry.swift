@@ -1,0 +1,252 @@
+/// How a flow came to be presented (recorded in analytics, read by features).
+public struct FlowTrigger: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+  public var rawValue: String
+  public init(rawValue: String) { self.rawValue = rawValue }
+
+  /// A launch rule presented it (the daily check-in).
+  public static let launch = FlowTrigger(rawValue: "launch")
+  /// The person opened it.
+  public static let manual = FlowTrigger(rawValue: "manual")
+  /// A notification opened it.
+  public static let notification = FlowTrigger(rawValue: "notification")
+
+  public var description: String { rawValue }
+}
+
+/// A request to present a flow: by id, optionally a variant, with a trigger.
+public struct FlowRequest: Sendable, Equatable, CustomStringConvertible {
+  public var flow: String
+  public var variant: String?
+  public var trigger: FlowTrigger
+
+  public init(flow: String, variant: String? = nil, trigger: FlowTrigger = .manual) {
+    self.flow = flow
+    self.variant = variant
+    self.trigger = trigger
+  }
+
+  public var description: String {
+    flow + (variant.map { " (\($0))" } ?? "")
+  }
+}
+
+/// A screen a flow can show, declared up front so scripts can be checked before they
+/// run: its id, its element ids and the alerts it can raise with their buttons.
+public struct ScreenDeclaration: Sendable, Equatable {
+  public var id: String
+  public var elements: [String]
+  public var alerts: [AlertDeclaration]
+
+  public init(_ id: String, elements: [String], alerts: [AlertDeclaration] = []) {
+    self.id = id
+    self.elements = elements
+    self.alerts = alerts
+  }
+}
+
+public struct AlertDeclaration: Sendable, Equatable {
+  public var id: String
+  public var buttons: [String]
+  public init(_ id: String, buttons: [String]) {
+    self.id = id
+    self.buttons = buttons
+  }
+}
+
+/// What a flow's factory receives.
+@MainActor
+public struct FlowContext {
+  public let request: FlowRequest
+  /// The variant to build (the request's, or the flow's default).
+  public let variant: String
+  public let environment: HostEnvironment
+  /// Runs async work that the host tracks, so a runner can `settle()`.
+  public let work: WorkTracker
+
+  public var trigger: FlowTrigger { request.trigger }
+}
+
+/// A flow a feature registers.
+public struct FlowDefinition: Sendable {
+  public let id: String
+  public let summary: String
+  public let variants: [String]
+  public let defaultVariant: String
+  public let screens: [ScreenDeclaration]
+  public let make: @MainActor (FlowContext) -> any PresentableFlow
+
+  public init(
+    id: String, summary: String, variants: [String], defaultVariant: String? = nil,
+    screens: [ScreenDeclaration], make: @escaping @MainActor (FlowContext) -> any PresentableFlow
+  ) {
+    self.id = id
+    self.summary = summary
+    self.variants = variants
+    self.defaultVariant = defaultVariant ?? variants.first ?? "default"
+    self.screens = screens
+    self.make = make
+  }
+}
+
+/// The type of a query's answer, so scripts' expected values can be checked early.
+public enum QueryType: String, Sendable, Equatable {
+  case bool, number, text, list
+}
+
+/// A value a query answers. Flags answer `false` and counts `0`, never `none`.
+public enum QueryValue: Sendable, Equatable, CustomStringConvertible {
+  case none
+  case bool(Bool)
+  case number(Double)
+  case text(String)
+  case list([String])
+
+  public var description: String {
+    switch self {
+    case .none: "null"
+    case .bool(let bool): "\(bool)"
+    case .number(let number): formatNumber(number)
+    case .text(let text): "\"\(text)\""
+    case .list(let items): "[\(items.joined(separator: ", "))]"
+    }
+  }
+}
+
+/// Data that scripts may read with `expect: {data: …}`.
+public struct QueryDefinition: Sendable {
+  public let id: String
+  public let type: QueryType
+  public let summary: String
+  public let resolve: @MainActor (HostEnvironment) async throws -> QueryValue
+
+  public init(
+    _ id: String, type: QueryType, summary: String,
+    resolve: @escaping @MainActor (HostEnvironment) async throws -> QueryValue
+  ) {
+    self.id = id
+    self.type = type
+    self.summary = summary
+    self.resolve = resolve
+  }
+}
+
+/// Asked at launch in priority order (highest first): the first whose condition holds
+/// names the flow to present.
+public struct LaunchRule: Sendable {
+  public let id: String
+  public let priority: Int
+  public let request: FlowRequest
+  public let applies: @MainActor (HostEnvironment) async throws -> Bool
+
+  public init(
+    id: String, priority: Int, request: FlowRequest,
+    applies: @escaping @MainActor (HostEnvironment) async throws -> Bool
+  ) {
+    self.id = id
+    self.priority = priority
+    self.request = request
+    self.applies = applies
+  }
+}
+
+public enum RegistryError: Error, Equatable, CustomStringConvertible {
+  case duplicateFlow(String)
+  case duplicateQuery(String)
+  case duplicateRule(String)
+  case unknownDefaultVariant(flow: String, variant: String)
+  case duplicateVariant(flow: String, variant: String)
+  case ruleNamesUnknownFlow(rule: String, flow: String)
+
+  public var description: String {
+    switch self {
+    case .duplicateFlow(let id): "a flow with id '\(id)' is already registered"
+    case .duplicateQuery(let id): "a query with id '\(id)' is already registered"
+    case .duplicateRule(let id): "a launch rule with id '\(id)' is already registered"
+    case .unknownDefaultVariant(let flow, let variant):
+      "flow '\(flow)' names default variant '\(variant)', which is not among its variants"
+    case .duplicateVariant(let flow, let variant): "flow '\(flow)' already has a variant '\(variant)'"
+    case .ruleNamesUnknownFlow(let rule, let flow):
+      "launch rule '\(rule)' presents '\(flow)', which is not registered"
+    }
+  }
+}
+
+/// A feature module's one entry point into the app.
+public protocol FlowFeature {
+  static func register(in registry: inout FlowRegistry) throws(RegistryError)
+}
+
+/// Everything the registered features offer: flows, queries, launch rules.
+public struct FlowRegistry: Sendable {
+  public private(set) var flows: [FlowDefinition] = []
+  public private(set) var queries: [QueryDefinition] = []
+  public private(set) var launchRules: [LaunchRule] = []
+
+  public init() {}
+
+  public func flow(_ id: String) -> FlowDefinition? { flows.first { $0.id == id } }
+  public func query(_ id: String) -> QueryDefinition? { queries.first { $0.id == id } }
+
+  public mutating func register(_ flow: FlowDefinition) throws(RegistryError) {
+    guard self.flow(flow.id) == nil else { throw .duplicateFlow(flow.id) }
+    var seen = Set<String>()
+    for variant in flow.variants where !seen.insert(variant).inserted {
+      throw .duplicateVariant(flow: flow.id, variant: variant)
+    }
+    guard flow.variants.contains(flow.defaultVariant) else {
+      throw .unknownDefaultVariant(flow: flow.id, variant: flow.defaultVariant)
+    }
+    flows.append(flow)
+  }
+
+  /// Adds a variant to a registered flow: a new check-in variant is a registration,
+  /// not an edit of the flow's code. `make` builds it; the flow's other variants keep
+  /// their factory.
+  public mutating func registerVariant(
+    _ variant: String, of flowID: String, screens: [ScreenDeclaration] = [],
+    make: @escaping @MainActor (FlowContext) -> any PresentableFlow
+  ) throws(RegistryError) {
+    guard let index = flows.firstIndex(where: { $0.id == flowID }) else {
+      throw .ruleNamesUnknownFlow(rule: "variant \(variant)", flow: flowID)
+    }
+    let base = flows[index]
+    guard !base.variants.contains(variant) else { throw .duplicateVariant(flow: flowID, variant: variant) }
+    let knownScreens = Set(base.screens.map(\.id))
+    flows[index] = FlowDefinition(
+      id: base.id, summary: base.summary, variants: base.variants + [variant],
+      defaultVariant: base.defaultVariant,
+      screens: base.screens + screens.filter { !knownScreens.contains($0.id) },
+      make: { context in context.variant == variant ? make(context) : base.make(context) })
+  }
+
+  public mutating func register(_ query: QueryDefinition) throws(RegistryError) {
+    guard self.query(query.id) == nil else { throw .duplicateQuery(query.id) }
+    queries.append(query)
+  }
+
+  public mutating func register(_ rule: LaunchRule) throws(RegistryError) {
+    guard !launchRules.contains(where: { $0.id == rule.id }) else { throw .duplicateRule(rule.id) }
+    launchRules.append(rule)
+    launchRules.sort { $0.priority > $1.priority }
+  }
+
+  public mutating func register(_ feature: any FlowFeature.Type) throws(RegistryError) {
+    try feature.register(in: &self)
+  }
+
+  /// Checks what can only be checked once every feature registered.
+  public func validate() throws(RegistryError) {
+    for rule in launchRules where flow(rule.request.flow) == nil {
+      throw .ruleNamesUnknownFlow(rule: rule.id, flow: rule.request.flow)
+    }
+  }
+
+  /// Every screen any flow can show, by id.
+  public var declaredScreens: [String: ScreenDeclaration] {
+    var screens: [String: ScreenDeclaration] = [:]
+    for flow in flows {
+      for screen in flow.screens { screens[screen.id] = screen }
+    }
+    return screens
+  }
+}

@@ -1,0 +1,51 @@
+/// A port a feature needs, provided by the app's composition root.
+public protocol ServiceKey {
+  associatedtype Value: Sendable
+}
+
+/// Ports by key, like SwiftUI's environment. A port a feature asks for but the
+/// composition root never provided is a wiring mistake: it stops loudly, naming it.
+public struct Services: Sendable {
+  private var values: [ObjectIdentifier: any Sendable] = [:]
+
+  public init() {}
+
+  public subscript<Key: ServiceKey>(_ key: Key.Type) -> Key.Value {
+    get {
+      guard let value = values[ObjectIdentifier(key)] as? Key.Value else {
+        preconditionFailure(
+          "no \(Key.Value.self) was provided for \(key); the app's composition root must set it")
+      }
+      return value
+    }
+    set { values[ObjectIdentifier(key)] = newValue }
+  }
+
+  public func has<Key: ServiceKey>(_ key: Key.Type) -> Bool { values[ObjectIdentifier(key)] != nil }
+}
+
+/// What every flow, query and launch rule can reach.
+public struct HostEnvironment: Sendable {
+  /// The signed-in user, if any.
+  public var userID: String?
+  public var clock: any FlowClock
+  public var presentationClock: any PresentationClock
+  /// Settings of the signed-in user.
+  public var keyValueStore: any KeyValueStore
+  public var analytics: any AnalyticsSink
+  /// Feature ports (repositories, health store, …).
+  public var services: Services
+
+  public init(
+    userID: String?, clock: any FlowClock, keyValueStore: any KeyValueStore,
+    analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
+    presentationClock: any PresentationClock = ImmediatePresentationClock(), services: Services = Services()
+  ) {
+    self.userID = userID
+    self.clock = clock
+    self.keyValueStore = keyValueStore
+    self.analytics = analytics
+    self.presentationClock = presentationClock
+    self.services = services
+  }
+}
