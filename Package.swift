@@ -8,10 +8,43 @@ let package = Package(
   name: "Wellflow",
   platforms: [.macOS(.v14), .iOS(.v17)],
   products: [
-    .library(name: "FlowKit", targets: ["FlowKit"])
+    .library(name: "FlowKit", targets: ["FlowKit"]),
+    .library(name: "Onboarding", targets: ["Onboarding"]),
+    .library(name: "Storage", targets: ["Storage"]),
+    .executable(name: "wellflow", targets: ["wellflow"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
   ],
   targets: [
-    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit")
+    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
+    .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
+    .target(
+      name: "Storage",
+      dependencies: ["FlowKit", .product(name: "GRDB", package: "GRDB.swift")],
+      path: "Modules/Storage/Sources/Storage"
+    ),
+    .target(
+      name: "WellflowCore",
+      dependencies: [
+        "FlowKit", "Onboarding", "Storage",
+        .product(name: "Yams", package: "Yams"),
+      ],
+      path: "Apps/Wellflow/Sources/WellflowCore"
+    ),
+    .executableTarget(
+      name: "wellflow",
+      dependencies: ["WellflowCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Apps/Wellflow/Sources/wellflow"
+    ),
+    .executableTarget(name: "wellflow-bench", dependencies: ["WellflowCore", "FlowKit", "Onboarding"], path: "Tools/Bench"),
+
+    .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
+    .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit"]),
+    .testTarget(name: "StorageTests", dependencies: ["Storage", "FlowKit"]),
+    .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -172,7 +172,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
 }
 
 /// A feature module's one entry point into the app.
-public protocol FlowFeature {
+public protocol FlowFeature: Sendable {
   static func register(in registry: inout FlowRegistry) throws(RegistryError)
 }
 

@@ -1,0 +1,55 @@
+import FlowKit
+import Foundation
+
+/// Appends analytics events to a file, one JSON object a line (SPEC §5). Each line is
+/// written whole, so a crash loses at most the event being written.
+public final class NDJSONAnalyticsSink: AnalyticsSink {
+  private let handle: Locked<FileHandle>
+
+  public init(path: String) throws {
+    if !FileManager.default.fileExists(atPath: path) {
+      guard FileManager.default.createFile(atPath: path, contents: nil) else {
+        throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+      }
+    }
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.seekToEnd()
+    self.handle = Locked(handle)
+  }
+
+  deinit { handle.withLock { try? $0.close() } }
+
+  public func record(_ event: AnalyticsEvent) {
+    let line = Self.line(for: event) + "\n"
+    handle.withLock { $0.write(Data(line.utf8)) }
+  }
+
+  static let timestampFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: false)
+
+  /// The event as one JSON object: `ts`, `user`, `event`, `flow`, `variant`, then fields.
+  public static func line(for event: AnalyticsEvent) -> String {
+    var object: [String: Any] = [
+      "ts": event.ts.formatted(timestampFormat), "user": event.user, "event": event.event,
+    ]
+    if let flow = event.flow { object["flow"] = flow }
+    if let variant = event.variant { object["variant"] = variant }
+    for (key, value) in event.fields where object[key] == nil {
+      switch value {
+      case .string(let text): object[key] = text
+      case .number(let number): object[key] = number
+      case .bool(let bool): object[key] = bool
+      }
+    }
+    let data =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+      ?? Data()
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// Sends each event to several sinks.
+public struct FanOutAnalyticsSink: AnalyticsSink {
+  public let sinks: [any AnalyticsSink]
+  public init(_ sinks: [any AnalyticsSink]) { self.sinks = sinks }
+  public func record(_ event: AnalyticsEvent) { for sink in sinks { sink.record(event) } }
+}

@@ -1,0 +1,120 @@
+import FlowKit
+import Foundation
+
+/// The text transcript and the JSON document of a run.
+public enum TranscriptFormatter {
+  public static func text(_ result: ScriptResult) -> String {
+    var lines = ["▶ \(result.name) — \(result.file) (\(result.user))"]
+    for step in result.steps {
+      let mark =
+        switch step.status {
+        case .passed: "✓"
+        case .failed: "✗"
+        case .warning: "!"
+        case .skipped: "-"
+        }
+      let indent = String(repeating: "  ", count: step.depth + 1)
+      let place = "\(step.position.line):\(step.position.column)".padding(
+        toLength: 7, withPad: " ", startingAt: 0)
+      var line =
+        "\(indent)\(place)\(mark) \(step.label.map { "\($0): " } ?? "")\(step.summary) → \(step.screen)"
+      if let message = step.message, step.status != .failed { line += "  (\(message))" }
+      lines.append(line)
+    }
+    let count = result.steps.count
+    let time = String(format: "%.1f ms", result.durationSeconds * 1000)
+    lines.append(
+      result.passed ? "  passed: \(count) steps in \(time)" : "  FAILED after \(count) steps in \(time)")
+    return lines.joined(separator: "\n")
+  }
+
+  public static func failure(_ result: ScriptResult) -> String {
+    guard let failure = result.failure else { return "" }
+    return
+      "\(failure.headline)\n\(failure.currentScreen.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))"
+  }
+
+  public static func summary(_ results: [ScriptResult], seconds: Double) -> String {
+    let failed = results.filter { !$0.passed }
+    var text =
+      "\(results.count) script run\(results.count == 1 ? "" : "s"): \(results.count - failed.count) passed, \(failed.count) failed"
+      + String(format: " (%.1f ms)", seconds * 1000)
+    for result in failed { text += "\n  ✗ \(result.name): \(result.failure!.headline)" }
+    return text
+  }
+
+  struct Document: Codable {
+    var passed: Int
+    var failed: Int
+    var durationSeconds: Double
+    var scripts: [ScriptResult]
+  }
+
+  public static func json(_ results: [ScriptResult], seconds: Double) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let failed = results.filter { !$0.passed }.count
+    let document = Document(
+      passed: results.count - failed, failed: failed, durationSeconds: seconds, scripts: results)
+    return (try? String(decoding: encoder.encode(document), as: UTF8.self)) ?? "{}"
+  }
+}
+
+/// A JUnit XML report: one `testcase` per script run with its steps, statuses and
+/// positions inside, so CI shows where a journey broke.
+public enum JUnitReport {
+  public static func xml(_ results: [ScriptResult], seconds: Double) -> String {
+    let failures = results.filter { !$0.passed }.count
+    var lines = [
+      #"<?xml version="1.0" encoding="UTF-8"?>"#,
+      #"<testsuites name="wellflow" tests="\#(results.count)" failures="\#(failures)" time="\#(time(seconds))">"#,
+      #"  <testsuite name="wellflow run" tests="\#(results.count)" failures="\#(failures)" errors="0" time="\#(time(seconds))">"#,
+    ]
+    for result in results {
+      let classname = ((result.file as NSString).lastPathComponent as NSString).deletingPathExtension
+      lines.append(
+        #"    <testcase name="\#(escape(result.name)) (\#(escape(result.user)))" classname="\#(escape(classname))" file="\#(escape(result.file))" time="\#(time(result.durationSeconds))">"#
+      )
+      if let failure = result.failure {
+        lines.append(
+          #"      <failure message="\#(escape(failure.headline))" type="StepFailure">\#(escape(failure.headline + "\n" + failure.currentScreen))</failure>"#
+        )
+      }
+      lines.append("      <system-out>")
+      for step in result.steps {
+        let indent = String(repeating: "  ", count: step.depth)
+        let label = step.label.map { " [\($0)]" } ?? ""
+        let message = step.message.map { " — \($0)" } ?? ""
+        lines.append(
+          escape(
+            "\(step.position) \(step.status.rawValue) \(indent)\(step.summary)\(label) → \(step.screen)\(message)"
+          ))
+      }
+      lines.append("      </system-out>")
+      lines.append("    </testcase>")
+    }
+    lines.append("  </testsuite>")
+    lines.append("</testsuites>")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func time(_ seconds: Double) -> String { String(format: "%.4f", seconds) }
+
+  static func escape(_ text: String) -> String {
+    var escaped = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": escaped += "&amp;"
+      case "<": escaped += "&lt;"
+      case ">": escaped += "&gt;"
+      case "\"": escaped += "&quot;"
+      case "'": escaped += "&apos;"
+      case "\n", "\t": escaped.unicodeScalars.append(scalar)
+      default:
+        // XML 1.0 forbids most control characters even when escaped.
+        if scalar.value < 0x20 { escaped += "?" } else { escaped.unicodeScalars.append(scalar) }
+      }
+    }
+    return escaped
+  }
+}

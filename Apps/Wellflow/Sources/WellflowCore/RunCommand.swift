@@ -1,0 +1,174 @@
+import FlowKit
+import Foundation
+
+/// Everything `wellflow run` takes (SPEC §5).
+public struct RunConfiguration: Sendable {
+  public enum Format: String, Sendable, CaseIterable { case text, json }
+
+  public var paths: [String]
+  public var format: Format = .text
+  public var junitPath: String?
+  public var dataDirectory: String?
+  public var shard: String?
+  public var includeTags: [String] = []
+  public var excludeTags: [String] = []
+  public var users: Int?
+  public var eventsPath: String?
+  /// `-e KEY=VALUE`, overriding the top-level script's env.
+  public var variables: [String] = []
+
+  public init(paths: [String]) { self.paths = paths }
+}
+
+/// Where `wellflow run` writes: standard output and standard error in the app,
+/// buffers in tests.
+public struct Console: Sendable {
+  public var out: @Sendable (String) -> Void
+  public var err: @Sendable (String) -> Void
+
+  public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+    self.out = out
+    self.err = err
+  }
+
+  public static let standard = Console(
+    out: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
+    err: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) })
+}
+
+/// `wellflow run`: loads and checks every script first, then runs them.
+/// Exit 0 all passed, 1 some failed, 2 nothing ran.
+@MainActor
+public enum RunCommand {
+  public static func execute(_ configuration: RunConfiguration, console: Console = .standard) async -> Int32 {
+    func usage(_ message: String) -> Int32 {
+      console.err("error: \(message)")
+      return 2
+    }
+    let registry: FlowRegistry
+    do {
+      registry = try WellflowApp.makeRegistry()
+    } catch {
+      return usage("the app's features do not register: \(error)")
+    }
+    var overrides: [String: String] = [:]
+    for assignment in configuration.variables {
+      guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+        return usage("-e takes KEY=VALUE, got '\(assignment)'")
+      }
+      overrides[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+    }
+    var shard: (index: Int, count: Int)?
+    if let text = configuration.shard {
+      let parts = text.split(separator: "/").compactMap { Int($0) }
+      guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+        return usage("--shard takes I/N with 1 ≤ I ≤ N (e.g. 2/4), got '\(text)'")
+      }
+      shard = (parts[0], parts[1])
+    }
+    if let users = configuration.users, users < 1 { return usage("--users takes a number ≥ 1, got \(users)") }
+
+    let files: [String]
+    do {
+      files = try scriptFiles(configuration.paths)
+    } catch {
+      return usage("\(error)")
+    }
+    guard !files.isEmpty else {
+      return usage(
+        "no scripts found in \(configuration.paths.joined(separator: ", ")) (a folder runs the *.yaml directly in it)"
+      )
+    }
+
+    let vocabulary = ScriptVocabulary(registry: registry)
+    var scripts: [Script] = []
+    var problems: [ScriptProblem] = []
+    for file in files {
+      switch ScriptLoader.load(path: file, vocabulary: vocabulary, overrides: overrides) {
+      case .success(let script): scripts.append(script)
+      case .failure(let failure): problems += failure.problems
+      }
+    }
+    guard problems.isEmpty else {
+      for problem in problems { console.err(problem.description) }
+      console.err("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; no script ran")
+      return 2
+    }
+
+    let include = Set(configuration.includeTags.flatMap { $0.split(separator: ",").map(String.init) })
+    let exclude = Set(configuration.excludeTags.flatMap { $0.split(separator: ",").map(String.init) })
+    var selected = scripts.filter { script in
+      (include.isEmpty || !include.isDisjoint(with: script.tags)) && exclude.isDisjoint(with: script.tags)
+    }
+    if let shard {
+      selected = selected.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+    }
+    guard !selected.isEmpty else {
+      return usage("no script left to run: \(scripts.count) found, none selected by the tags and shard given")
+    }
+
+    var sinks: [any AnalyticsSink] = []
+    if let eventsPath = configuration.eventsPath {
+      do {
+        sinks.append(try NDJSONAnalyticsSink(path: eventsPath))
+      } catch {
+        return usage("cannot write events to '\(eventsPath)': \(error.localizedDescription)")
+      }
+    }
+    let runner = ScriptRunner(
+      registry: registry,
+      options: ScriptRunner.Options(
+        dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
+        analytics: FanOutAnalyticsSink(sinks)))
+
+    let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
+    let started = ContinuousClock.now
+    var results: [ScriptResult] = []
+    for script in selected {
+      for user in users {
+        let result = await runner.run(script, as: user)
+        results.append(result)
+        if configuration.format == .text { console.out(TranscriptFormatter.text(result)) }
+        if !result.passed { console.err(TranscriptFormatter.failure(result)) }
+      }
+    }
+    let elapsed = ContinuousClock.now - started
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    switch configuration.format {
+    case .text: console.out(TranscriptFormatter.summary(results, seconds: seconds))
+    case .json: console.out(TranscriptFormatter.json(results, seconds: seconds))
+    }
+    if let junitPath = configuration.junitPath {
+      do {
+        try Data(JUnitReport.xml(results, seconds: seconds).utf8).write(to: URL(fileURLWithPath: junitPath))
+      } catch {
+        console.err("error: cannot write the JUnit report to '\(junitPath)': \(error.localizedDescription)")
+        return 2
+      }
+    }
+    return results.allSatisfy(\.passed) ? 0 : 1
+  }
+
+  struct PathError: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// Files as given; a folder gives the `*.yaml` directly in it, in name order.
+  static func scriptFiles(_ paths: [String]) throws -> [String] {
+    var files: [String] = []
+    for path in paths {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw PathError(description: "no such file or folder: \(path)")
+      }
+      if isDirectory.boolValue {
+        let names = try FileManager.default.contentsOfDirectory(atPath: path)
+          .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+        files += names.map { (path as NSString).appendingPathComponent($0) }
+      } else {
+        files.append(path)
+      }
+    }
+    return files
+  }
+}

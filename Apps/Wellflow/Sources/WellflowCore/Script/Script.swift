@@ -1,0 +1,112 @@
+import FlowKit
+import Foundation
+
+/// A validated script, ready to run: every sub-script is loaded and every id checked.
+public struct Script: Sendable {
+  public var name: String
+  public var file: String
+  public var tags: [String]
+  public var user: String
+  /// Local start time (no zone) and the zone to read it in.
+  public var start: DateComponents
+  public var timeZone: TimeZone
+  public var experiments: [String: String]
+  public var steps: [Step]
+
+  public static let defaultUser = "user-1"
+}
+
+public struct Step: Sendable {
+  public var kind: StepKind
+  public var position: SourcePosition
+  public var label: String?
+  public var isOptional: Bool
+  /// How the step reads in a transcript (`tap continue`).
+  public var summary: String
+}
+
+public indirect enum StepKind: Sendable {
+  case launch
+  case relaunch
+  case start(FlowRequest)
+  case action(UserAction)
+  case expect([Condition])
+  case advance(ClockAdvance)
+  case run(file: String, steps: [Step])
+  case `repeat`(times: Int, steps: [Step])
+  case `if`([Condition], then: [Step], else: [Step])
+}
+
+public enum ClockAdvance: Sendable, Equatable {
+  case seconds(Double)
+  case days(Int)
+}
+
+/// One key of an `expect` (or `if`) mapping.
+public enum Condition: Sendable {
+  case screen(String)
+  case alert(String?)
+  case idle(Bool)
+  case topFlow(String)
+  case outcome(flow: String, FlowEnding.Outcome)
+  case enabled(String)
+  case disabled(String)
+  case value(element: String, Matcher)
+  case text(String)
+  case data(query: String, Matcher)
+}
+
+/// An expected value: numbers match within 0.001, lists in any order, `null` matches
+/// no value, `{min, max}` a range.
+public enum Matcher: Sendable, Equatable, CustomStringConvertible {
+  case none
+  case bool(Bool)
+  case number(Double)
+  case text(String)
+  case list([String])
+  case range(min: Double?, max: Double?)
+
+  public static let tolerance = 0.001
+
+  public var description: String {
+    switch self {
+    case .none: "null"
+    case .bool(let bool): "\(bool)"
+    case .number(let number): formatNumber(number)
+    case .text(let text): "\"\(text)\""
+    case .list(let items): "[\(items.joined(separator: ", "))]"
+    case .range(let min, let max):
+      "{min: \(min.map(formatNumber) ?? "-"), max: \(max.map(formatNumber) ?? "-")}"
+    }
+  }
+
+  public func matches(_ value: QueryValue) -> Bool {
+    switch (self, value) {
+    case (.none, .none): true
+    case (.bool(let expected), .bool(let actual)): expected == actual
+    case (.number(let expected), .number(let actual)): abs(expected - actual) <= Self.tolerance
+    case (.number(let expected), .text(let actual)): formatNumber(expected) == actual
+    case (.text(let expected), .text(let actual)): expected == actual
+    case (.range(let min, let max), .number(let actual)):
+      actual >= (min ?? -.infinity) - Self.tolerance && actual <= (max ?? .infinity) + Self.tolerance
+    case (.list(let expected), .list(let actual)): expected.sorted() == actual.sorted()
+    default: false
+    }
+  }
+
+  public func matches(_ value: ElementValue) -> Bool {
+    matches(QueryValue(value))
+  }
+}
+
+extension QueryValue {
+  init(_ value: ElementValue) {
+    switch value {
+    case .none: self = .none
+    case .text(let text): self = .text(text)
+    case .number(let number): self = .number(number)
+    case .bool(let bool): self = .bool(bool)
+    case .list(let items): self = .list(items)
+    }
+  }
+}

@@ -1,0 +1,768 @@
+import FlowKit
+import Foundation
+
+/// What scripts may name, taken from the registry: flows and their variants, the
+/// declared screens, elements and alerts, the queries with their types.
+public struct ScriptVocabulary: Sendable {
+  var flows: [String: [String]]
+  var screens: Set<String>
+  var elements: Set<String>
+  var alerts: Set<String>
+  var alertButtons: Set<String>
+  var queries: [String: QueryType]
+  /// Commands a later feature brings, with the reason they are refused until then.
+  var unavailableCommands: [String: String]
+  var experiments: Set<String>?
+
+  public init(registry: FlowRegistry, experiments: Set<String>? = nil) {
+    flows = Dictionary(uniqueKeysWithValues: registry.flows.map { ($0.id, $0.variants) })
+    let declared = registry.flows.flatMap(\.screens)
+    screens = Set(declared.map(\.id))
+    elements = Set(declared.flatMap(\.elements))
+    alerts = Set(declared.flatMap { $0.alerts.map(\.id) })
+    alertButtons = Set(declared.flatMap { $0.alerts.flatMap(\.buttons) })
+    queries = Dictionary(uniqueKeysWithValues: registry.queries.map { ($0.id, $0.type) })
+    unavailableCommands = [
+      "sync":
+        "'sync' needs the sync feature (outbox processor and backend), which this build does not have yet",
+      "network":
+        "'network' needs the sync feature (outbox processor and backend), which this build does not have yet",
+    ]
+    self.experiments = experiments
+  }
+}
+
+/// Reads a script and every sub-script it runs, checking every name against the
+/// vocabulary. All problems are collected, one `file:line:column: message` each.
+public struct ScriptLoader {
+  public let vocabulary: ScriptVocabulary
+  private var problems: [ScriptProblem] = []
+  private var runStack: [String] = []
+
+  static let topLevelKeys = ["name", "tags", "user", "start", "timezone", "experiments", "env", "steps"]
+  static let subScriptKeys = ["name", "tags", "env", "steps"]
+  static let commands = [
+    "launch", "relaunch", "start", "tap", "select", "enter", "set", "toggle", "back", "close", "expect",
+    "advance", "network", "sync", "run", "repeat", "if",
+  ]
+  static let argumentless: Set<String> = ["launch", "relaunch", "back", "close", "sync"]
+
+  public init(vocabulary: ScriptVocabulary) {
+    self.vocabulary = vocabulary
+  }
+
+  /// Loads a top-level script. `overrides` are the `-e KEY=VALUE` variables.
+  public static func load(
+    path: String, vocabulary: ScriptVocabulary, overrides: [String: String] = [:]
+  ) -> Result<Script, ScriptLoadFailure> {
+    var loader = ScriptLoader(vocabulary: vocabulary)
+    let script = loader.loadTopLevel(path: path, overrides: overrides)
+    if let script, loader.problems.isEmpty { return .success(script) }
+    return .failure(ScriptLoadFailure(problems: loader.problems))
+  }
+
+  private mutating func report(_ position: SourcePosition, _ message: String) {
+    problems.append(ScriptProblem(position, message))
+  }
+
+  private mutating func readFile(_ path: String, variables: [String: String], at position: SourcePosition?)
+    -> YNode?
+  {
+    guard let data = FileManager.default.contents(atPath: path),
+      let text = String(data: data, encoding: .utf8)
+    else {
+      report(position ?? SourcePosition(file: path, line: 1, column: 1), "cannot read script file '\(path)'")
+      return nil
+    }
+    // Variables are substituted in the second pass, once the file's own `env` is known.
+    var reader = YAMLReader(file: path, variables: variables)
+    let root = reader.read(text)
+    problems += reader.problems
+    return root
+  }
+
+  /// The file's own `env:` (defaults), read without substitution.
+  private mutating func ownEnvironment(of path: String, at position: SourcePosition?) -> [String: String]? {
+    guard let data = FileManager.default.contents(atPath: path),
+      let text = String(data: data, encoding: .utf8)
+    else {
+      report(position ?? SourcePosition(file: path, line: 1, column: 1), "cannot read script file '\(path)'")
+      return nil
+    }
+    var reader = YAMLReader(file: path, variables: [:])
+    guard let root = reader.read(text) else {
+      problems += reader.problems
+      return nil
+    }
+    guard let envNode = root.entries?.first(where: { $0.key == "env" })?.value else { return [:] }
+    var env: [String: String] = [:]
+    guard let entries = envNode.entries else {
+      report(envNode.position, "env must be a mapping of NAME: value, got \(envNode.typeName)")
+      return [:]
+    }
+    for entry in entries {
+      guard let text = entry.value.scalarText else {
+        report(entry.value.position, "env \(entry.key) must be a single value, got \(entry.value.typeName)")
+        continue
+      }
+      env[entry.key] = text
+    }
+    return env
+  }
+
+  mutating func loadTopLevel(path: String, overrides: [String: String]) -> Script? {
+    guard let env = ownEnvironment(of: path, at: nil) else { return nil }
+    guard problems.isEmpty else { return nil }
+    let variables = env.merging(overrides) { $1 }
+    guard let root = readFile(path, variables: variables, at: nil) else { return nil }
+    guard let entries = root.entries else {
+      report(root.position, "a script is a mapping with name and steps, got \(root.typeName)")
+      return nil
+    }
+    checkKeys(entries, allowed: Self.topLevelKeys, what: "script")
+    runStack = [canonical(path)]
+    var script = Script(
+      name: "", file: path, tags: [], user: Script.defaultUser,
+      start: DateComponents(year: 2026, month: 1, day: 5, hour: 9, minute: 0, second: 0),
+      timeZone: TimeZone(identifier: "UTC")!, experiments: [:], steps: [])
+    if let name = entries.first(where: { $0.key == "name" })?.value {
+      script.name = string(name, "name") ?? ""
+    } else {
+      report(root.position, "the script has no name (add `name: …`)")
+    }
+    if let tags = entries.first(where: { $0.key == "tags" })?.value { script.tags = stringList(tags, "tags") }
+    if let user = entries.first(where: { $0.key == "user" })?.value {
+      script.user = string(user, "user") ?? ""
+    }
+    if let start = entries.first(where: { $0.key == "start" })?.value, let components = localDateTime(start) {
+      script.start = components
+    }
+    if let zone = entries.first(where: { $0.key == "timezone" })?.value, let id = string(zone, "timezone") {
+      if let timeZone = TimeZone(identifier: id) {
+        script.timeZone = timeZone
+      } else {
+        report(zone.position, "unknown time zone '\(id)' (use an IANA name such as Europe/Berlin)")
+      }
+    }
+    if let experiments = entries.first(where: { $0.key == "experiments" })?.value {
+      script.experiments = forcedVariations(experiments)
+    }
+    script.steps = steps(in: entries, of: root, directory: directory(of: path), variables: variables)
+    return script
+  }
+
+  private mutating func forcedVariations(_ node: YNode) -> [String: String] {
+    guard let entries = node.entries else {
+      report(node.position, "experiments must map an experiment key to a variation, got \(node.typeName)")
+      return [:]
+    }
+    var forced: [String: String] = [:]
+    for entry in entries {
+      guard let variation = entry.value.scalarText else {
+        report(
+          entry.value.position,
+          "experiment \(entry.key) takes one variation name, got \(entry.value.typeName)")
+        continue
+      }
+      if let known = vocabulary.experiments {
+        if !known.contains(entry.key) {
+          report(
+            entry.keyPosition,
+            "unknown experiment '\(entry.key)' (experiments: \(known.sorted().joined(separator: ", ")))")
+        }
+      } else {
+        report(
+          entry.keyPosition,
+          "experiment '\(entry.key)' is forced, but no experiment file was given (--experiments FILE)")
+      }
+      forced[entry.key] = variation
+    }
+    return forced
+  }
+
+  private mutating func steps(
+    in entries: [(key: String, keyPosition: SourcePosition, value: YNode)], of root: YNode, directory: String,
+    variables: [String: String]
+  ) -> [Step] {
+    guard let stepsNode = entries.first(where: { $0.key == "steps" })?.value else {
+      report(root.position, "the script has no steps (add `steps:` with a list of steps)")
+      return []
+    }
+    return stepList(stepsNode, directory: directory, variables: variables)
+  }
+
+  private mutating func stepList(_ node: YNode, directory: String, variables: [String: String]) -> [Step] {
+    guard let items = node.items else {
+      report(node.position, "steps must be a list, got \(node.typeName)")
+      return []
+    }
+    return items.compactMap { step($0, directory: directory, variables: variables) }
+  }
+
+  private mutating func step(_ node: YNode, directory: String, variables: [String: String]) -> Step? {
+    var label: String?
+    var isOptional = false
+    let command: String
+    let argument: YNode?
+    let commandPosition: SourcePosition
+    var extra: [(key: String, keyPosition: SourcePosition, value: YNode)] = []
+
+    switch node.value {
+    case .string(let name):
+      command = name
+      argument = nil
+      commandPosition = node.position
+    case .map(let entries):
+      var found: (key: String, keyPosition: SourcePosition, value: YNode)?
+      for entry in entries {
+        switch entry.key {
+        case "label": label = string(entry.value, "label")
+        case "optional": isOptional = bool(entry.value, "optional") ?? false
+        case "then", "else": extra.append(entry)
+        default:
+          if found == nil {
+            found = entry
+          } else {
+            report(
+              entry.keyPosition,
+              "a step has one command; '\(entry.key)' follows '\(found!.key)' (start a new `- ` item)")
+          }
+        }
+      }
+      guard let found else {
+        report(
+          node.position, "the step names no command (commands: \(Self.commands.joined(separator: ", ")))")
+        return nil
+      }
+      command = found.key
+      argument = found.value.value.isNull ? nil : found.value
+      commandPosition = found.keyPosition
+      if command != "if" {
+        for entry in extra { report(entry.keyPosition, "'\(entry.key)' belongs to an `if` step") }
+      }
+    default:
+      report(node.position, "a step is a command name or a mapping, got \(node.typeName) \(node.quoted)")
+      return nil
+    }
+
+    guard Self.commands.contains(command) else {
+      report(commandPosition, "unknown command '\(command)'\(suggestion(command, among: Self.commands))")
+      return nil
+    }
+    if let reason = vocabulary.unavailableCommands[command] {
+      report(commandPosition, reason)
+      return nil
+    }
+    if Self.argumentless.contains(command) {
+      if let argument { report(argument.position, "'\(command)' takes no value, got \(argument.quoted)") }
+    } else if argument == nil {
+      report(commandPosition, "'\(command)' needs a value")
+      return nil
+    }
+    let position = node.position
+    func make(_ kind: StepKind, _ summary: String) -> Step {
+      Step(kind: kind, position: position, label: label, isOptional: isOptional, summary: summary)
+    }
+
+    switch command {
+    case "launch": return make(.launch, "launch")
+    case "relaunch": return make(.relaunch, "relaunch")
+    case "back": return make(.action(.back), "back")
+    case "close": return make(.action(.close), "close")
+    case "start":
+      guard let request = flowRequest(argument!) else { return nil }
+      return make(.start(request), "start \(request)")
+    case "tap":
+      guard let id = argument!.scalarText else {
+        report(argument!.position, "tap takes an element id, got \(argument!.typeName)")
+        return nil
+      }
+      checkElement(id, at: argument!.position, allowAlertButtons: true)
+      return make(.action(.tap(id)), "tap \(id)")
+    case "select", "enter", "set", "toggle":
+      guard let action = elementAction(command, argument!) else { return nil }
+      return make(.action(action), action.description)
+    case "expect":
+      let conditions = conditions(argument!)
+      return make(.expect(conditions), "expect \(argument!.summaryText)")
+    case "advance":
+      guard let advance = clockAdvance(argument!) else { return nil }
+      return make(.advance(advance), "advance \(argument!.text)")
+    case "run":
+      return runStep(argument!, directory: directory, variables: variables).map { make($0.kind, $0.summary) }
+    case "repeat":
+      guard let entries = argument!.entries else {
+        report(argument!.position, "repeat takes {times: N, steps: […]}, got \(argument!.typeName)")
+        return nil
+      }
+      checkKeys(entries, allowed: ["times", "steps"], what: "repeat")
+      var times = 0
+      if let timesNode = entries.first(where: { $0.key == "times" })?.value {
+        if case .number(let number) = timesNode.value, number >= 0, number.rounded() == number {
+          times = Int(number)
+        } else {
+          report(timesNode.position, "times must be a whole number ≥ 0, got \(timesNode.quoted)")
+        }
+      } else {
+        report(argument!.position, "repeat needs `times`")
+      }
+      guard let body = entries.first(where: { $0.key == "steps" })?.value else {
+        report(argument!.position, "repeat needs `steps`")
+        return nil
+      }
+      return make(
+        .repeat(times: times, steps: stepList(body, directory: directory, variables: variables)),
+        "repeat \(times) times")
+    case "if":
+      let conditions = conditions(argument!)
+      guard let thenNode = extra.first(where: { $0.key == "then" })?.value else {
+        report(commandPosition, "if needs `then:` with a list of steps")
+        return nil
+      }
+      let thenSteps = stepList(thenNode, directory: directory, variables: variables)
+      let elseSteps =
+        extra.first(where: { $0.key == "else" }).map {
+          stepList($0.value, directory: directory, variables: variables)
+        } ?? []
+      return make(.if(conditions, then: thenSteps, else: elseSteps), "if \(argument!.summaryText)")
+    default:
+      return nil
+    }
+  }
+
+  private mutating func runStep(_ node: YNode, directory: String, variables: [String: String]) -> (
+    kind: StepKind, summary: String
+  )? {
+    var file: String?
+    var runEnv: [String: String] = [:]
+    if let text = node.string {
+      file = text
+    } else if let entries = node.entries {
+      checkKeys(entries, allowed: ["file", "env"], what: "run")
+      if let fileNode = entries.first(where: { $0.key == "file" })?.value { file = string(fileNode, "file") }
+      if let envNode = entries.first(where: { $0.key == "env" })?.value {
+        for entry in envNode.entries ?? [] {
+          guard let text = entry.value.scalarText else {
+            report(
+              entry.value.position, "env \(entry.key) must be a single value, got \(entry.value.typeName)")
+            continue
+          }
+          runEnv[entry.key] = text
+        }
+        if envNode.entries == nil { report(envNode.position, "env must be a mapping of NAME: value") }
+      }
+    } else {
+      report(node.position, "run takes a file name or {file, env}, got \(node.typeName)")
+      return nil
+    }
+    guard let file else {
+      report(node.position, "run needs `file`")
+      return nil
+    }
+    let path = file.hasPrefix("/") ? file : (directory as NSString).appendingPathComponent(file)
+    let normalized = (path as NSString).standardizingPath
+    let key = canonical(normalized)
+    if runStack.contains(key) {
+      report(
+        node.position,
+        "'\(file)' runs itself (\((runStack + [key]).map { ($0 as NSString).lastPathComponent }.joined(separator: " → ")))"
+      )
+      return nil
+    }
+    guard FileManager.default.fileExists(atPath: normalized) else {
+      report(node.position, "no script file '\(file)' (looked for \(normalized))")
+      return nil
+    }
+    guard let ownEnv = ownEnvironment(of: normalized, at: node.position) else { return nil }
+    // Own env gives defaults; the caller's variables and then the run step's env override them.
+    let subVariables = ownEnv.merging(variables) { $1 }.merging(runEnv) { $1 }
+    guard let root = readFile(normalized, variables: subVariables, at: node.position) else { return nil }
+    guard let entries = root.entries else {
+      report(root.position, "a sub-script is a mapping with steps, got \(root.typeName)")
+      return nil
+    }
+    checkKeys(
+      entries, allowed: Self.subScriptKeys,
+      what: "sub-script (user, start, timezone and experiments belong to the top-level script)")
+    runStack.append(key)
+    defer { runStack.removeLast() }
+    let steps = steps(
+      in: entries, of: root, directory: (normalized as NSString).deletingLastPathComponent,
+      variables: subVariables)
+    return (.run(file: normalized, steps: steps), "run \(file)")
+  }
+
+  private mutating func flowRequest(_ node: YNode) -> FlowRequest? {
+    var request: FlowRequest
+    if let flow = node.string {
+      request = FlowRequest(flow: flow)
+    } else if let entries = node.entries {
+      checkKeys(entries, allowed: ["flow", "variant", "trigger"], what: "start")
+      guard let flowNode = entries.first(where: { $0.key == "flow" })?.value,
+        let flow = string(flowNode, "flow")
+      else {
+        report(node.position, "start needs `flow`")
+        return nil
+      }
+      request = FlowRequest(flow: flow)
+      if let variant = entries.first(where: { $0.key == "variant" })?.value {
+        request.variant = string(variant, "variant")
+      }
+      if let triggerNode = entries.first(where: { $0.key == "trigger" })?.value,
+        let trigger = string(triggerNode, "trigger")
+      {
+        let triggers = [FlowTrigger.launch, .manual, .notification].map(\.rawValue)
+        if triggers.contains(trigger) {
+          request.trigger = FlowTrigger(rawValue: trigger)
+        } else {
+          report(
+            triggerNode.position,
+            "unknown trigger '\(trigger)' (triggers: \(triggers.joined(separator: ", ")))")
+        }
+      }
+    } else {
+      report(node.position, "start takes a flow id or {flow, variant, trigger}, got \(node.typeName)")
+      return nil
+    }
+    guard let variants = vocabulary.flows[request.flow] else {
+      report(
+        node.position,
+        "unknown flow '\(request.flow)'\(suggestion(request.flow, among: Array(vocabulary.flows.keys)))")
+      return nil
+    }
+    if let variant = request.variant, !variants.contains(variant) {
+      report(
+        node.position,
+        "flow '\(request.flow)' has no variant '\(variant)' (variants: \(variants.joined(separator: ", ")))")
+    }
+    return request
+  }
+
+  private mutating func elementAction(_ command: String, _ node: YNode) -> UserAction? {
+    guard let entries = node.entries, entries.count == 1, let entry = entries.first else {
+      report(
+        node.position,
+        "\(command) takes one {element: value} pair, got \(node.typeName == "a mapping" ? "\(node.entries!.count) pairs" : node.typeName)"
+      )
+      return nil
+    }
+    checkElement(entry.key, at: entry.keyPosition, allowAlertButtons: false)
+    let value = entry.value
+    switch command {
+    case "select":
+      if let items = value.items {
+        let ids = items.compactMap { item -> String? in
+          guard let text = item.scalarText else {
+            report(item.position, "select \(entry.key) takes option ids, got \(item.typeName)")
+            return nil
+          }
+          return text
+        }
+        return .select(entry.key, ids)
+      }
+      guard let id = value.scalarText else {
+        report(
+          value.position, "select \(entry.key) takes an option id or a list of them, got \(value.typeName)")
+        return nil
+      }
+      return .select(entry.key, [id])
+    case "enter":
+      guard let text = value.scalarText else {
+        report(value.position, "enter \(entry.key) takes text, got \(value.typeName)")
+        return nil
+      }
+      return .enter(entry.key, text)
+    case "set":
+      guard case .number(let number) = value.value else {
+        report(value.position, "set \(entry.key) takes a number, got \(value.typeName) \(value.quoted)")
+        return nil
+      }
+      return .set(entry.key, number)
+    default:
+      guard case .bool(let isOn) = value.value else {
+        report(
+          value.position, "toggle \(entry.key) takes true or false, got \(value.typeName) \(value.quoted)")
+        return nil
+      }
+      return .toggle(entry.key, isOn)
+    }
+  }
+
+  private mutating func conditions(_ node: YNode) -> [Condition] {
+    guard let entries = node.entries else {
+      report(node.position, "expect takes a mapping of conditions, got \(node.typeName) \(node.quoted)")
+      return []
+    }
+    let keys = ["screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data"]
+    checkKeys(entries, allowed: keys, what: "expect")
+    var conditions: [Condition] = []
+    let flow = entries.first(where: { $0.key == "flow" })
+    for entry in entries {
+      let value = entry.value
+      switch entry.key {
+      case "screen":
+        guard let id = string(value, "screen") else { continue }
+        if !vocabulary.screens.contains(id) {
+          report(value.position, "unknown screen '\(id)'\(suggestion(id, among: Array(vocabulary.screens)))")
+        }
+        conditions.append(.screen(id))
+      case "alert":
+        if value.value.isNull {
+          conditions.append(.alert(nil))
+        } else if let id = string(value, "alert") {
+          if !vocabulary.alerts.contains(id) {
+            report(value.position, "unknown alert '\(id)'\(suggestion(id, among: Array(vocabulary.alerts)))")
+          }
+          conditions.append(.alert(id))
+        }
+      case "idle":
+        if let idle = bool(value, "idle") { conditions.append(.idle(idle)) }
+      case "flow":
+        guard let id = string(value, "flow") else { continue }
+        if vocabulary.flows[id] == nil {
+          report(value.position, "unknown flow '\(id)'\(suggestion(id, among: Array(vocabulary.flows.keys)))")
+        }
+        if entries.contains(where: { $0.key == "outcome" }) == false { conditions.append(.topFlow(id)) }
+      case "outcome":
+        guard let text = string(value, "outcome") else { continue }
+        guard let outcome = FlowEnding.Outcome(rawValue: text) else {
+          report(value.position, "outcome is completed or cancelled, got '\(text)'")
+          continue
+        }
+        guard let flowID = flow?.value.string else {
+          report(entry.keyPosition, "outcome needs `flow` (whose latest run it describes)")
+          continue
+        }
+        conditions.append(.outcome(flow: flowID, outcome))
+      case "enabled", "disabled":
+        guard let id = string(value, entry.key) else { continue }
+        checkElement(id, at: value.position, allowAlertButtons: false)
+        conditions.append(entry.key == "enabled" ? .enabled(id) : .disabled(id))
+      case "text":
+        guard let text = value.scalarText else {
+          report(value.position, "text takes the text to find on the screen, got \(value.typeName)")
+          continue
+        }
+        conditions.append(.text(text))
+      case "value":
+        guard let pairs = value.entries else {
+          report(value.position, "value takes {element: value}, got \(value.typeName)")
+          continue
+        }
+        for pair in pairs {
+          checkElement(pair.key, at: pair.keyPosition, allowAlertButtons: false)
+          if let matcher = matcher(pair.value, type: nil, what: "value of \(pair.key)") {
+            conditions.append(.value(element: pair.key, matcher))
+          }
+        }
+      case "data":
+        guard let pairs = value.entries else {
+          report(value.position, "data takes {query: value}, got \(value.typeName)")
+          continue
+        }
+        for pair in pairs {
+          guard let type = vocabulary.queries[pair.key] else {
+            report(
+              pair.keyPosition,
+              "unknown query '\(pair.key)'\(suggestion(pair.key, among: Array(vocabulary.queries.keys)))")
+            continue
+          }
+          if let matcher = matcher(pair.value, type: type, what: pair.key) {
+            conditions.append(.data(query: pair.key, matcher))
+          }
+        }
+      default:
+        break
+      }
+    }
+    return conditions
+  }
+
+  /// An expected value, checked against the query's type where it is known.
+  private mutating func matcher(_ node: YNode, type: QueryType?, what: String) -> Matcher? {
+    func wrongType(_ expected: String) -> Matcher? {
+      report(node.position, "\(what) is \(expected), got \(node.typeName) \(node.quoted)")
+      return nil
+    }
+    switch node.value {
+    case .null:
+      return type == .bool ? wrongType("a flag (true or false)") : Matcher.none
+    case .bool(let bool):
+      if let type, type != .bool { return wrongType(type.phrase) }
+      return .bool(bool)
+    case .number(let number):
+      if let type, type != .number, type != .text { return wrongType(type.phrase) }
+      return type == .text ? .text(node.text) : .number(number)
+    case .string(let text):
+      if let type, type != .text { return wrongType(type.phrase) }
+      return .text(text)
+    case .list(let items):
+      if let type, type != .list { return wrongType(type.phrase) }
+      var ids: [String] = []
+      for item in items {
+        guard let text = item.scalarText else {
+          report(item.position, "\(what) lists single values, got \(item.typeName)")
+          return nil
+        }
+        ids.append(text)
+      }
+      return .list(ids)
+    case .map(let entries):
+      if let type, type != .number { return wrongType(type.phrase) }
+      checkKeys(entries, allowed: ["min", "max"], what: "range")
+      var bounds: [String: Double] = [:]
+      for entry in entries {
+        guard case .number(let number) = entry.value.value else {
+          report(
+            entry.value.position,
+            "\(entry.key) must be a number, got \(entry.value.typeName) \(entry.value.quoted)")
+          continue
+        }
+        bounds[entry.key] = number
+      }
+      return .range(min: bounds["min"], max: bounds["max"])
+    }
+  }
+
+  private mutating func clockAdvance(_ node: YNode) -> ClockAdvance? {
+    let text = node.text
+    guard let unit = text.last, let amount = Double(text.dropLast()), amount >= 0, "smhd".contains(unit)
+    else {
+      report(
+        node.position, "advance takes an amount and a unit (s, m, h, d), e.g. 1d or 90m; got \(node.quoted)")
+      return nil
+    }
+    switch unit {
+    case "d":
+      guard amount.rounded() == amount else {
+        report(node.position, "days advance in whole calendar days, got \(node.quoted)")
+        return nil
+      }
+      return .days(Int(amount))
+    case "h": return .seconds(amount * 3600)
+    case "m": return .seconds(amount * 60)
+    default: return .seconds(amount)
+    }
+  }
+
+  private mutating func localDateTime(_ node: YNode) -> DateComponents? {
+    guard let text = string(node, "start") else { return nil }
+    let parts = text.split(separator: "T")
+    let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
+    let time = parts.count == 2 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
+    guard parts.count == 2, date.count == 3, (2...3).contains(time.count),
+      (1...12).contains(date[1]), (1...31).contains(date[2]), (0...23).contains(time[0]),
+      (0...59).contains(time[1]),
+      (0...59).contains(time.count == 3 ? time[2] : 0)
+    else {
+      report(node.position, "start is a local date-time YYYY-MM-DDTHH:MM[:SS] without a zone, got '\(text)'")
+      return nil
+    }
+    return DateComponents(
+      year: date[0], month: date[1], day: date[2], hour: time[0], minute: time[1],
+      second: time.count == 3 ? time[2] : 0)
+  }
+
+  private mutating func checkElement(_ id: String, at position: SourcePosition, allowAlertButtons: Bool) {
+    if vocabulary.elements.contains(id) || (allowAlertButtons && vocabulary.alertButtons.contains(id)) {
+      return
+    }
+    let known = Array(vocabulary.elements) + (allowAlertButtons ? Array(vocabulary.alertButtons) : [])
+    report(position, "unknown element '\(id)': no registered screen has it\(suggestion(id, among: known))")
+  }
+
+  private mutating func checkKeys(
+    _ entries: [(key: String, keyPosition: SourcePosition, value: YNode)], allowed: [String], what: String
+  ) {
+    for entry in entries where !allowed.contains(entry.key) {
+      report(
+        entry.keyPosition, "unknown key '\(entry.key)' in \(what)\(suggestion(entry.key, among: allowed))")
+    }
+  }
+
+  private mutating func string(_ node: YNode, _ what: String) -> String? {
+    if let text = node.string { return text }
+    report(node.position, "\(what) must be text, got \(node.typeName) \(node.quoted)")
+    return nil
+  }
+
+  private mutating func bool(_ node: YNode, _ what: String) -> Bool? {
+    if case .bool(let value) = node.value { return value }
+    report(node.position, "\(what) must be true or false, got \(node.typeName) \(node.quoted)")
+    return nil
+  }
+
+  private mutating func stringList(_ node: YNode, _ what: String) -> [String] {
+    if let text = node.string { return [text] }
+    guard let items = node.items else {
+      report(node.position, "\(what) must be a list of text, got \(node.typeName)")
+      return []
+    }
+    return items.compactMap { string($0, what) }
+  }
+
+  private func directory(of path: String) -> String { (path as NSString).deletingLastPathComponent }
+
+  private func canonical(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+  }
+}
+
+/// Every problem found in a script and its sub-scripts.
+public struct ScriptLoadFailure: Error, Sendable {
+  public var problems: [ScriptProblem]
+}
+
+extension QueryType {
+  var phrase: String {
+    switch self {
+    case .bool: "a flag (true or false)"
+    case .number: "a number (or {min, max})"
+    case .text: "text"
+    case .list: "a list"
+    }
+  }
+}
+
+extension YNode.Value {
+  var isNull: Bool {
+    if case .null = self { return true }
+    return false
+  }
+}
+
+extension YNode {
+  /// A compact one-line rendering of a node for transcripts: `{screen: onboarding.welcome}`.
+  var summaryText: String {
+    switch value {
+    case .null: "null"
+    case .bool, .number, .string: text
+    case .list(let items): "[" + items.map(\.summaryText).joined(separator: ", ") + "]"
+    case .map(let entries):
+      "{" + entries.map { "\($0.key): \($0.value.summaryText)" }.joined(separator: ", ") + "}"
+    }
+  }
+}
+
+/// " (did you mean 'continue'?)" when a known name is one or two edits away.
+func suggestion(_ name: String, among candidates: [String]) -> String {
+  let scored = candidates.map { ($0, editDistance(name, $0)) }.filter { $0.1 <= max(2, name.count / 4) }
+  guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) else { return "" }
+  return " (did you mean '\(best.0)'?)"
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+  let a = Array(a)
+  let b = Array(b)
+  if a.isEmpty { return b.count }
+  if b.isEmpty { return a.count }
+  var previous = Array(0...b.count)
+  for i in 1...a.count {
+    var current = [i] + Array(repeating: 0, count: b.count)
+    for j in 1...b.count {
+      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.count]
+}

@@ -1,0 +1,276 @@
+import FlowKit
+import Foundation
+
+/// How one step went.
+public struct StepResult: Sendable, Codable, Equatable {
+  public enum Status: String, Sendable, Codable { case passed, failed, warning, skipped }
+
+  public var position: SourcePosition
+  public var summary: String
+  public var label: String?
+  public var status: Status
+  /// The screen the step led to (`none` when no flow is presented).
+  public var screen: String
+  public var message: String?
+  /// Nesting under `run`, `repeat` and `if`.
+  public var depth: Int
+}
+
+/// How one script run went.
+public struct ScriptResult: Sendable, Codable {
+  public var name: String
+  public var file: String
+  public var user: String
+  public var tags: [String]
+  public var steps: [StepResult]
+  /// `file:line:column: message` of the failing step, with the current screen.
+  public var failure: Failure?
+  public var durationSeconds: Double
+
+  public struct Failure: Sendable, Codable, Equatable {
+    public var position: SourcePosition
+    public var message: String
+    public var currentScreen: String
+
+    public var headline: String { "\(position): \(message)" }
+  }
+
+  public var passed: Bool { failure == nil }
+}
+
+/// Runs validated scripts against a fresh app (or the shared data directory), settling
+/// the host between steps so that no step ever waits for real time.
+@MainActor
+public final class ScriptRunner {
+  public struct Options: Sendable {
+    /// Shared data directory; nil gives each script run a fresh one.
+    public var dataDirectory: URL?
+    public var analytics: any AnalyticsSink
+
+    public init(dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink()) {
+      self.dataDirectory = dataDirectory
+      self.analytics = analytics
+    }
+  }
+
+  struct StepFailure: Error {
+    var position: SourcePosition
+    var message: String
+  }
+
+  public let registry: FlowRegistry
+  public let options: Options
+  private var session: AppSession!
+  private var steps: [StepResult] = []
+
+  public init(registry: FlowRegistry, options: Options = Options()) {
+    self.registry = registry
+    self.options = options
+  }
+
+  /// Runs a script as `user` (the script's own user when nil).
+  public func run(_ script: Script, as user: String? = nil) async -> ScriptResult {
+    let started = ContinuousClock.now
+    let user = user ?? script.user
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = script.timeZone
+    let start = calendar.date(from: script.start) ?? Date(timeIntervalSince1970: 0)
+    let temporary = options.dataDirectory == nil
+    let directory =
+      options.dataDirectory
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-\(UUID().uuidString)")
+    session = AppSession(
+      registry: registry, dataDirectory: directory, clock: ManualClock(now: start, timeZone: script.timeZone),
+      userID: user, analytics: options.analytics)
+    steps = []
+    var failure: ScriptResult.Failure?
+    do {
+      try await execute(script.steps, depth: 0)
+    } catch {
+      failure = ScriptResult.Failure(
+        position: error.position, message: error.message, currentScreen: describeCurrentScreen())
+    }
+    session.close()
+    session = nil
+    if temporary { try? FileManager.default.removeItem(at: directory) }
+    let elapsed = ContinuousClock.now - started
+    return ScriptResult(
+      name: script.name, file: script.file, user: user, tags: script.tags, steps: steps, failure: failure,
+      durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+  }
+
+  private var host: FlowHost? { session.host }
+
+  private func execute(_ list: [Step], depth: Int) async throws(StepFailure) {
+    for step in list {
+      do {
+        try await execute(step, depth: depth)
+      } catch {
+        guard step.isOptional else {
+          record(step, .failed, depth: depth, message: error.message)
+          throw error
+        }
+        record(
+          step, .warning, depth: depth,
+          message: "\(error.position): \(error.message) (optional step, going on)")
+      }
+    }
+  }
+
+  private func execute(_ step: Step, depth: Int) async throws(StepFailure) {
+    func fail(_ message: String) -> StepFailure { StepFailure(position: step.position, message: message) }
+    switch step.kind {
+    case .launch:
+      let host = try openHost(step)
+      await host.launch()
+    case .relaunch:
+      session.close()
+      let host = try openHost(step)
+      await host.launch()
+    case .start(let request):
+      let host = try openHost(step)
+      do {
+        try host.present(request)
+      } catch {
+        throw fail("start failed: \(error)")
+      }
+    case .action(let action):
+      guard let host else {
+        throw fail("\(action.name) failed: the app is not running (add `- launch` first)")
+      }
+      do {
+        try host.send(action)
+      } catch {
+        throw fail("\(action.name) failed: \(error)")
+      }
+    case .expect(let conditions):
+      for condition in conditions {
+        if let mismatch = await check(condition) { throw fail("expect failed: \(mismatch)") }
+      }
+    case .advance(let advance):
+      switch advance {
+      case .seconds(let seconds): session.clock.advance(by: seconds)
+      case .days(let days): session.clock.advance(days: days)
+      }
+    case .run(_, let subSteps):
+      record(step, .passed, depth: depth)
+      try await execute(subSteps, depth: depth + 1)
+      return
+    case .repeat(let times, let body):
+      record(step, .passed, depth: depth)
+      for _ in 0..<times { try await execute(body, depth: depth + 1) }
+      return
+    case .if(let conditions, let thenSteps, let elseSteps):
+      var holds = true
+      for condition in conditions where await check(condition) != nil {
+        holds = false
+        break
+      }
+      record(
+        step, .passed, depth: depth,
+        message: holds ? "then" : (elseSteps.isEmpty ? "condition false, skipped" : "else"))
+      try await execute(holds ? thenSteps : elseSteps, depth: depth + 1)
+      return
+    }
+    if let host {
+      await host.settle()
+      let problems = host.takeProblems()
+      if !problems.isEmpty { throw fail(problems.map(\.description).joined(separator: "; ")) }
+    }
+    record(step, .passed, depth: depth)
+  }
+
+  private func openHost(_ step: Step) throws(StepFailure) -> FlowHost {
+    do {
+      return try session.open()
+    } catch {
+      throw StepFailure(position: step.position, message: "the app could not start: \(error)")
+    }
+  }
+
+  private func record(_ step: Step, _ status: StepResult.Status, depth: Int, message: String? = nil) {
+    steps.append(
+      StepResult(
+        position: step.position, summary: step.summary, label: step.label, status: status,
+        screen: host?.screen?.id ?? "none", message: message, depth: depth))
+  }
+
+  /// nil when the condition holds, else what was there instead.
+  func check(_ condition: Condition) async -> String? {
+    let screen = host?.screen
+    let shown = screen?.id ?? "none (no flow is presented)"
+    switch condition {
+    case .screen(let expected):
+      return screen?.id == expected ? nil : "screen is \(shown), expected \(expected)"
+    case .alert(let expected):
+      let actual = screen?.alert?.id
+      guard actual != expected else { return nil }
+      return "alert is \(actual ?? "none"), expected \(expected ?? "none")"
+    case .idle(let expected):
+      let idle = host?.isIdle ?? true
+      guard idle != expected else { return nil }
+      return idle
+        ? "no flow is presented, expected one"
+        : "\(host?.top?.flow ?? "a flow") is presented on \(shown), expected idle"
+    case .topFlow(let expected):
+      let actual = host?.top?.flow
+      return actual == expected ? nil : "the top flow is \(actual ?? "none"), expected \(expected)"
+    case .outcome(let flow, let expected):
+      guard let ending = host?.latestEndings[flow] else {
+        return "\(flow) has not ended (yet), expected \(expected.rawValue)"
+      }
+      return ending.outcome == expected
+        ? nil : "\(flow)'s latest run was \(ending.outcome.rawValue), expected \(expected.rawValue)"
+    case .enabled(let id), .disabled(let id):
+      let wantEnabled = if case .enabled = condition { true } else { false }
+      guard let element = screen?.element(id) else { return "\(shown) has no element '\(id)'" }
+      guard element.isEnabled != wantEnabled else { return nil }
+      return
+        "'\(id)' is \(element.isEnabled ? "enabled" : "disabled"), expected \(wantEnabled ? "enabled" : "disabled")"
+    case .value(let id, let matcher):
+      guard let element = screen?.element(id) else { return "\(shown) has no element '\(id)'" }
+      return matcher.matches(element.value) ? nil : "value of \(id) is \(element.value), expected \(matcher)"
+    case .text(let text):
+      guard let screen else { return "'\(text)' is not on the screen: no flow is presented" }
+      return screen.visibleText.contains { $0.contains(text) }
+        ? nil : "'\(text)' is not on screen \(screen.id)"
+    case .data(let query, let matcher):
+      guard let host = try? session.open() else { return "the app could not start to answer \(query)" }
+      do {
+        let value = try await host.query(query)
+        return matcher.matches(value) ? nil : "\(query) is \(value), expected \(matcher)"
+      } catch {
+        return "\(error)"
+      }
+    }
+  }
+
+  private func describeCurrentScreen() -> String {
+    guard let host, let screen = host.screen else { return "current screen: none (no flow is presented)" }
+    return Self.describe(screen)
+  }
+
+  /// A screen in a few lines: what a person would see and what a script can address.
+  public static func describe(_ screen: Screen) -> String {
+    var lines = [
+      "current screen: \(screen.id) \"\(screen.title)\"" + (screen.progress.map { " (step \($0))" } ?? "")
+    ]
+    if let message = screen.message { lines.append("  message: \(message)") }
+    for element in screen.elements {
+      var line = "  \(element.id): \(element.kind.name)"
+      switch element.kind {
+      case .button: break
+      case .choice(let options, _):
+        line += " = \(element.value) (options: \(options.map(\.id).joined(separator: ", ")))"
+      default: line += " = \(element.value)"
+      }
+      if !element.isEnabled { line += " (disabled)" }
+      lines.append(line)
+    }
+    if let alert = screen.alert {
+      lines.append(
+        "  alert \(alert.id): \"\(alert.title)\" buttons: \(alert.buttons.map(\.id).joined(separator: ", "))")
+    }
+    return lines.joined(separator: "\n")
+  }
+}
