@@ -52,4 +52,5 @@ public struct FanOutAnalyticsSink: AnalyticsSink {
   public let sinks: [any AnalyticsSink]
   public init(_ sinks: [any AnalyticsSink]) { self.sinks = sinks }
   public func record(_ event: AnalyticsEvent) { for sink in sinks { sink.record(event) } }
+  public var isRecording: Bool { sinks.contains { $0.isRecording } }
 }

@@ -20,19 +20,30 @@ public enum WellflowApp {
 /// the runner moves. `relaunch` closes and reopens it on the same data.
 @MainActor
 public final class AppSession {
+  /// Where the app keeps its data.
+  public enum StorageMode: Sendable {
+    /// SQLite in the data directory: what users run.
+    case sqlite
+    /// Memory that lives as long as the session (benchmarks measuring the runner itself).
+    case memory
+  }
+
   public let registry: FlowRegistry
+  public let storage: StorageMode
   public let dataDirectory: URL
   public let clock: ManualClock
   public let userID: String
   public let analytics: any AnalyticsSink
   public private(set) var host: FlowHost?
   private var database: WellflowDatabase?
+  private lazy var memoryStore = InMemoryKeyValueStore()
 
   public init(
     registry: FlowRegistry, dataDirectory: URL, clock: ManualClock, userID: String,
-    analytics: any AnalyticsSink
+    analytics: any AnalyticsSink, storage: StorageMode = .sqlite
   ) {
     self.registry = registry
+    self.storage = storage
     self.dataDirectory = dataDirectory
     self.clock = clock
     self.userID = userID
@@ -43,12 +54,18 @@ public final class AppSession {
   @discardableResult
   public func open() throws -> FlowHost {
     if let host { return host }
-    let database = try WellflowDatabase.open(directory: dataDirectory)
+    let keyValueStore: any KeyValueStore
+    switch storage {
+    case .sqlite:
+      let database = try WellflowDatabase.open(directory: dataDirectory)
+      keyValueStore = SQLiteKeyValueStore(database: database, userID: userID)
+      self.database = database
+    case .memory:
+      keyValueStore = memoryStore
+    }
     let environment = HostEnvironment(
-      userID: userID, clock: clock, keyValueStore: SQLiteKeyValueStore(database: database, userID: userID),
-      analytics: analytics)
-    let host = try FlowHost(registry: registry, environment: environment)
-    self.database = database
+      userID: userID, clock: clock, keyValueStore: keyValueStore, analytics: analytics)
+    let host = try FlowHost(registry: registry, environment: environment, workMode: .deferred)
     self.host = host
     return host
   }

@@ -52,6 +52,12 @@ public struct AnalyticsEvent: Sendable, Equatable {
 /// Where analytics events go: an NDJSON file in the app, memory in tests.
 public protocol AnalyticsSink: Sendable {
   func record(_ event: AnalyticsEvent)
+  /// False when events would be dropped, so hosts need not build them.
+  var isRecording: Bool { get }
+}
+
+extension AnalyticsSink {
+  public var isRecording: Bool { true }
 }
 
 public final class InMemoryAnalyticsSink: AnalyticsSink {
@@ -65,4 +71,5 @@ public final class InMemoryAnalyticsSink: AnalyticsSink {
 public struct DiscardingAnalyticsSink: AnalyticsSink {
   public init() {}
   public func record(_ event: AnalyticsEvent) {}
+  public var isRecording: Bool { false }
 }

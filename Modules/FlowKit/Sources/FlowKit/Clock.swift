@@ -27,12 +27,22 @@ public final class ManualClock: FlowClock {
   private let state: Locked<Date>
   public let calendar: Calendar
 
-  public init(now: Date, timeZone: TimeZone) {
+  public init(now: Date, calendar: Calendar) {
+    self.calendar = calendar
+    self.state = Locked(now)
+  }
+
+  public convenience init(now: Date, timeZone: TimeZone) {
+    self.init(now: now, calendar: Self.gregorian(in: timeZone))
+  }
+
+  /// A Gregorian calendar in `timeZone` with a fixed locale, so results do not depend
+  /// on the machine's settings.
+  public static func gregorian(in timeZone: TimeZone) -> Calendar {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
     calendar.locale = Locale(identifier: "en_US_POSIX")
-    self.calendar = calendar
-    self.state = Locked(now)
+    return calendar
   }
 
   public var now: Date { state.current }

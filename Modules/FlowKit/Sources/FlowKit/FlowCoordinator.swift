@@ -23,7 +23,10 @@ public protocol FlowFollowUp {
 public protocol PresentableFlow: AnyObject {
   var screen: Screen { get }
   var isRunning: Bool { get }
+  /// Checks the action against the screen, then handles it.
   func send(_ action: UserAction) throws(ActionError)
+  /// Handles an action the caller already checked with `screen.validate`.
+  func perform(_ action: UserAction) throws(ActionError)
   func start(reportingTo report: @escaping @MainActor (FlowEnding) -> Void)
   func cancel(_ reason: CancelReason)
 }
@@ -70,11 +73,20 @@ open class FlowCoordinator<Output: Sendable>: PresentableFlow {
   open func handle(_ action: UserAction) throws(ActionError) {}
 
   public final func send(_ action: UserAction) throws(ActionError) {
+    try ensureRunning(action)
+    try screen.validate(action)
+    try handle(action)
+  }
+
+  public final func perform(_ action: UserAction) throws(ActionError) {
+    try ensureRunning(action)
+    try handle(action)
+  }
+
+  private func ensureRunning(_ action: UserAction) throws(ActionError) {
     guard state == .running else {
       throw ActionError(screen: screen.id, element: action.elementID, problem: .flowEnded)
     }
-    try screen.validate(action)
-    try handle(action)
   }
 
   public final func complete(_ output: Output) { finish(.completed(output)) }

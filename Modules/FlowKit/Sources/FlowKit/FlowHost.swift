@@ -44,7 +44,7 @@ public final class FlowHost {
 
   public let registry: FlowRegistry
   public let environment: HostEnvironment
-  public let work = WorkTracker()
+  public let work: WorkTracker
   /// Chooses a variant when a request names none (experiments); nil → the default.
   public var variantResolver: (@MainActor (FlowRequest, FlowDefinition) -> String?)?
 
@@ -55,15 +55,32 @@ public final class FlowHost {
   private var pendingProblems: [HostError] = []
   private var nextSerial = 0
   private var isTerminating = false
+  private var changes = 0
+  private var cachedScreen: (serial: Int, generation: Int, screen: Screen)?
 
-  public init(registry: FlowRegistry, environment: HostEnvironment) throws(RegistryError) {
+  /// `workMode` `.deferred` is for headless runners, which settle between steps.
+  public init(
+    registry: FlowRegistry, environment: HostEnvironment, workMode: WorkTracker.Mode = .concurrent
+  ) throws(RegistryError) {
     try registry.validate()
     self.registry = registry
     self.environment = environment
+    self.work = WorkTracker(mode: workMode)
   }
 
   public var top: Presented? { stack.last }
-  public var screen: Screen? { stack.last?.coordinator.screen }
+  /// The topmost flow's screen. Screens change only through actions, presentation,
+  /// endings and tracked work, so the host builds each one once.
+  public var screen: Screen? {
+    guard let top = stack.last else { return nil }
+    let generation = changes &+ work.finishedCount
+    if let cached = cachedScreen, cached.serial == top.serial, cached.generation == generation {
+      return cached.screen
+    }
+    let screen = top.coordinator.screen
+    cachedScreen = (top.serial, generation, screen)
+    return screen
+  }
   public var isIdle: Bool { stack.isEmpty }
 
   /// Problems found outside a direct call (a follow-up flow that is not registered,
@@ -81,19 +98,19 @@ public final class FlowHost {
   /// Sends an action to the topmost flow.
   public func send(_ action: UserAction) throws(HostError) {
     guard let top = stack.last else { throw .noFlowPresented(action: action.description) }
-    let before = top.coordinator.screen
+    guard let before = screen else { throw .noFlowPresented(action: action.description) }
     do {
       try before.validate(action)
-      record(
-        "action", top,
-        ["action": .string(action.name)].merging(action.elementID.map { ["element": .string($0)] } ?? [:]) {
-          $1
-        })
-      try top.coordinator.send(action)
+      var fields: [String: EventValue] = ["action": .string(action.name)]
+      if let element = action.elementID { fields["element"] = .string(element) }
+      record("action", top, fields)
+      try top.coordinator.perform(action)
     } catch {
+      changes &+= 1
       throw .action(error)
     }
-    if top.coordinator.isRunning, stack.last?.serial == top.serial, top.coordinator.screen.id != before.id {
+    changes &+= 1
+    if top.coordinator.isRunning, stack.last?.serial == top.serial, screen?.id != before.id {
       recordScreen(top)
     }
   }
@@ -126,6 +143,7 @@ public final class FlowHost {
 
   /// Records an analytics event for a flow (features record domain events through this).
   public func record(_ event: String, flow: String?, variant: String?, _ fields: [String: EventValue] = [:]) {
+    guard environment.analytics.isRecording else { return }
     environment.analytics.record(
       AnalyticsEvent(
         ts: environment.clock.now, user: environment.userID ?? "anonymous", event: event, flow: flow,
@@ -137,7 +155,8 @@ public final class FlowHost {
   }
 
   private func recordScreen(_ entry: Presented) {
-    record("screen_viewed", entry, ["screen": .string(entry.coordinator.screen.id)])
+    guard environment.analytics.isRecording, let screen else { return }
+    record("screen_viewed", entry, ["screen": .string(screen.id)])
   }
 
   private func present(_ request: FlowRequest, ruleID: String?, fromLaunch: Bool) throws(HostError) {
@@ -155,6 +174,7 @@ public final class FlowHost {
       serial: nextSerial, flow: definition.id, variant: variant, trigger: request.trigger,
       coordinator: coordinator, ruleID: ruleID, fromLaunch: fromLaunch)
     stack.append(entry)
+    changes &+= 1
     record("flow_started", entry, ["trigger": .string(request.trigger.rawValue)])
     let serial = entry.serial
     coordinator.start { [weak self] ending in self?.flowEnded(serial, ending) }
@@ -164,6 +184,7 @@ public final class FlowHost {
   private func flowEnded(_ serial: Int, _ ending: FlowEnding) {
     guard let index = stack.firstIndex(where: { $0.serial == serial }) else { return }
     let entry = stack.remove(at: index)
+    changes &+= 1
     latestEndings[entry.flow] = ending
     switch ending.outcome {
     case .completed: record("flow_completed", entry)

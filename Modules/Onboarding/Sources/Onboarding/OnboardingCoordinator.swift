@@ -64,7 +64,7 @@ public final class OnboardingCoordinator: FlowCoordinator<SkillLevel> {
         progress: progress, elements: [.button("continue", "Continue")], canGoBack: index > 0)
     case .skill:
       let options = SkillLevel.allCases.map {
-        ChoiceOption(id: $0.rawValue, label: "\($0.emoji) \($0.optionText)")
+        ChoiceOption(id: $0.rawValue, label: $0.optionLabel)
       }
       return Screen(
         id: step.screenID, title: "How familiar are you with checking in?",

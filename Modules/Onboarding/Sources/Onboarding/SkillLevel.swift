@@ -5,6 +5,12 @@ public enum SkillLevel: String, CaseIterable, Sendable, Equatable {
   case intermediate
   case experienced
 
+  /// The option as the skill step shows it: emoji and text.
+  public var optionLabel: String { Self.optionLabels[self]! }
+
+  private static let optionLabels = Dictionary(
+    uniqueKeysWithValues: allCases.map { ($0, "\($0.emoji) \($0.optionText)") })
+
   /// The option text on the skill step.
   public var optionText: String {
     switch self {

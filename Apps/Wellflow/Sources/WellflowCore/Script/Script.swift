@@ -9,11 +9,29 @@ public struct Script: Sendable {
   public var user: String
   /// Local start time (no zone) and the zone to read it in.
   public var start: DateComponents
-  public var timeZone: TimeZone
+  public var timeZone: TimeZone {
+    didSet { calendar.timeZone = timeZone }
+  }
+  /// The user's calendar (Gregorian, in `timeZone`), made once per script.
+  public private(set) var calendar: Calendar
+  /// `start` read in `timeZone`.
+  public var startDate: Date { calendar.date(from: start) ?? Date(timeIntervalSince1970: 0) }
   public var experiments: [String: String]
   public var steps: [Step]
 
   public static let defaultUser = "user-1"
+
+  init(file: String) {
+    self.name = ""
+    self.file = file
+    self.tags = []
+    self.user = Self.defaultUser
+    self.start = DateComponents(year: 2026, month: 1, day: 5, hour: 9, minute: 0, second: 0)
+    self.timeZone = TimeZone(identifier: "UTC")!
+    self.calendar = ManualClock.gregorian(in: timeZone)
+    self.experiments = [:]
+    self.steps = []
+  }
 }
 
 public struct Step: Sendable {

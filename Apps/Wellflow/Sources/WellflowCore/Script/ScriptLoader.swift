@@ -121,10 +121,7 @@ public struct ScriptLoader {
     }
     checkKeys(entries, allowed: Self.topLevelKeys, what: "script")
     runStack = [canonical(path)]
-    var script = Script(
-      name: "", file: path, tags: [], user: Script.defaultUser,
-      start: DateComponents(year: 2026, month: 1, day: 5, hour: 9, minute: 0, second: 0),
-      timeZone: TimeZone(identifier: "UTC")!, experiments: [:], steps: [])
+    var script = Script(file: path)
     if let name = entries.first(where: { $0.key == "name" })?.value {
       script.name = string(name, "name") ?? ""
     } else {

@@ -46,10 +46,15 @@ public final class ScriptRunner {
     /// Shared data directory; nil gives each script run a fresh one.
     public var dataDirectory: URL?
     public var analytics: any AnalyticsSink
+    public var storage: AppSession.StorageMode
 
-    public init(dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink()) {
+    public init(
+      dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
+      storage: AppSession.StorageMode = .sqlite
+    ) {
       self.dataDirectory = dataDirectory
       self.analytics = analytics
+      self.storage = storage
     }
   }
 
@@ -60,6 +65,8 @@ public final class ScriptRunner {
 
   public let registry: FlowRegistry
   public let options: Options
+  /// In-memory runs keep no files.
+  private static let noDirectory = URL(fileURLWithPath: "/dev/null")
   private var session: AppSession!
   private var steps: [StepResult] = []
 
@@ -72,16 +79,16 @@ public final class ScriptRunner {
   public func run(_ script: Script, as user: String? = nil) async -> ScriptResult {
     let started = ContinuousClock.now
     let user = user ?? script.user
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = script.timeZone
-    let start = calendar.date(from: script.start) ?? Date(timeIntervalSince1970: 0)
-    let temporary = options.dataDirectory == nil
+    let temporary = options.dataDirectory == nil && options.storage == .sqlite
     let directory =
       options.dataDirectory
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-\(UUID().uuidString)")
+      ?? (temporary
+        ? FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-\(UUID().uuidString)")
+        : Self.noDirectory)
     session = AppSession(
-      registry: registry, dataDirectory: directory, clock: ManualClock(now: start, timeZone: script.timeZone),
-      userID: user, analytics: options.analytics)
+      registry: registry, dataDirectory: directory,
+      clock: ManualClock(now: script.startDate, calendar: script.calendar),
+      userID: user, analytics: options.analytics, storage: options.storage)
     steps = []
     var failure: ScriptResult.Failure?
     do {
