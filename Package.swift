@@ -8,10 +8,13 @@ let package = Package(
   name: "Wellflow",
   platforms: [.macOS(.v14), .iOS(.v17)],
   products: [
-    .library(name: "FlowKit", targets: ["FlowKit"])
+    .library(name: "FlowKit", targets: ["FlowKit"]),
+    .library(name: "Experiments", targets: ["Experiments"]),
   ],
   targets: [
-    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit")
+    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
+    .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
+    .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
   ],
   swiftLanguageModes: [.v6]
 )
