@@ -29,8 +29,10 @@ struct AssignmentTests {
   @Test func seededHashMatchesTheOneShotHash() {
     let seeded = SeededHash(seed: "checkin-length")
     for user in ["user-1", "user-42", "ünïcödé-😀", ""] {
-      #expect(seeded.hash(user, version: 1) == GrowthBook.hash(seed: "checkin-length", value: user, version: 1))
-      #expect(seeded.hash(user, version: 2) == GrowthBook.hash(seed: "checkin-length", value: user, version: 2))
+      #expect(
+        seeded.hash(user, version: 1) == GrowthBook.hash(seed: "checkin-length", value: user, version: 1))
+      #expect(
+        seeded.hash(user, version: 2) == GrowthBook.hash(seed: "checkin-length", value: user, version: 2))
     }
     #expect(seeded.hash("user-1", version: 3) == nil)
   }

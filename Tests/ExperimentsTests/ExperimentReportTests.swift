@@ -21,8 +21,10 @@ struct StatisticsTests {
   }
 
   @Test func zTestIsUndefinedWithoutTrialsOrVariance() {
-    #expect(Statistics.twoProportionTest(controlSuccesses: 0, controlTrials: 0, successes: 1, trials: 2) == nil)
-    #expect(Statistics.twoProportionTest(controlSuccesses: 5, controlTrials: 5, successes: 7, trials: 7) == nil)
+    #expect(
+      Statistics.twoProportionTest(controlSuccesses: 0, controlTrials: 0, successes: 1, trials: 2) == nil)
+    #expect(
+      Statistics.twoProportionTest(controlSuccesses: 5, controlTrials: 5, successes: 7, trials: 7) == nil)
   }
 
   @Test(arguments: [
@@ -55,7 +57,9 @@ struct ExperimentReportTests {
     var events: [ReportEvent] = []
     let ts = Date(timeIntervalSince1970: 1_767_600_000)
 
-    mutating func add(_ user: String, _ event: String, flow: String? = "checkin", _ fields: [String: String] = [:]) {
+    mutating func add(
+      _ user: String, _ event: String, flow: String? = "checkin", _ fields: [String: String] = [:]
+    ) {
       events.append(ReportEvent(ts: ts, user: user, event: event, flow: flow, fields: fields))
     }
 
@@ -86,13 +90,16 @@ struct ExperimentReportTests {
     log.add("f1", "flow_cancelled", flow: "journal")
     for i in 1...45 { log.run("f\(i)", screens: screens(i <= 23 ? 5 : 9), ending: "flow_completed") }
     for i in 46...85 {
-      log.run("f\(i)", screens: ["checkin.sensing"] + (i <= 70 ? ["checkin.naming"] : []), ending: "flow_cancelled")
+      log.run(
+        "f\(i)", screens: ["checkin.sensing"] + (i <= 70 ? ["checkin.naming"] : []), ending: "flow_cancelled")
     }
     // Started again without an ending (a relaunch), then left open when the events end.
     for i in 86...95 { log.run("f\(i)", screens: ["checkin.sensing", "checkin.shaping"], ending: nil) }
     for i in 86...95 { log.run("f\(i)", screens: screens(6), ending: "flow_completed") }
     for i in 96...100 { log.run("f\(i)", screens: ["checkin.shaping"], ending: nil) }
-    for i in 1...60 { log.run("q\(i)", screens: screens(i <= 30 ? 3 : i < 60 ? 4 : 10), ending: "flow_completed") }
+    for i in 1...60 {
+      log.run("q\(i)", screens: screens(i <= 30 ? 3 : i < 60 ? 4 : 10), ending: "flow_completed")
+    }
     for i in 61...90 { log.run("q\(i)", screens: ["checkin.sensing"], ending: "flow_cancelled") }
     for i in 91...100 { log.run("q\(i)", screens: ["checkin.naming"], ending: nil) }
     // A user who later saw the other variation still counts in the first.
@@ -147,7 +154,9 @@ struct ExperimentReportTests {
         ts: Date(timeIntervalSince1970: 0), user: "u", event: "experiment_viewed",
         fields: ["experiment": "e", "variation": "a"])
     ]
-    #expect(throws: ReportError.noFlow(experiment: "e")) { try ExperimentReport(experiment: "e", events: events) }
+    #expect(throws: ReportError.noFlow(experiment: "e")) {
+      try ExperimentReport(experiment: "e", events: events)
+    }
     #expect(try ExperimentReport(experiment: "e", events: events, flow: "checkin").variations[0].exposed == 1)
   }
 

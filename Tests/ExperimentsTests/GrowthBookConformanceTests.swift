@@ -65,7 +65,9 @@ struct GrowthBookConformanceTests {
       numVariations: Int(try #require(input[0].numberValue)), coverage: try #require(input[1].numberValue),
       weights: weights)
     let expected = try bucketRanges(testCase.fields[2])
-    #expect(ranges.map { [floored($0.start), floored($0.end)] } == expected.map { [floored($0.start), floored($0.end)] })
+    #expect(
+      ranges.map { [floored($0.start), floored($0.end)] }
+        == expected.map { [floored($0.start), floored($0.end)] })
   }
 
   @Test(arguments: named("chooseVariation"))

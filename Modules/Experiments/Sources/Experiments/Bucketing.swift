@@ -54,7 +54,16 @@ public struct Namespace: Sendable, Equatable, Codable {
 public enum GrowthBook {
   /// `hash(seed, value, version)`: the user's position in [0, 1); nil for an unknown version.
   public static func hash(seed: String, value: String, version: Int) -> Double? {
-    SeededHash(seed: seed).hash(value, version: version)
+    // Folds both strings in place rather than through `SeededHash`, which allocates.
+    switch version {
+    case 2:
+      let inner = FNV.fold(FNV.fold(FNV.offsetBasis, string: seed), string: value)
+      return Double(FNV.foldDecimal(FNV.offsetBasis, inner) % 10_000) / 10_000
+    case 1:
+      return Double(FNV.fold(FNV.fold(FNV.offsetBasis, string: value), string: seed) % 1000) / 1000
+    default:
+      return nil
+    }
   }
 
   /// `n` equal weights summing to 1; empty for `n <= 0`.

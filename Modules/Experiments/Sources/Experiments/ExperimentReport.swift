@@ -33,7 +33,9 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .noExposures(let experiment, let seen):
-      let known = seen.isEmpty ? "the events name no experiment at all" : "experiments seen: \(seen.joined(separator: ", "))"
+      let known =
+        seen.isEmpty
+        ? "the events name no experiment at all" : "experiments seen: \(seen.joined(separator: ", "))"
       return "no experiment_viewed events for experiment \(experiment); check the key (\(known))"
     case .noFlow(let experiment):
       return "experiment_viewed events for \(experiment) name no flow; give the experiment's flow explicitly"

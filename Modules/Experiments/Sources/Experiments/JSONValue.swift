@@ -26,7 +26,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
       self = .object(object)
     } else {
       throw DecodingError.dataCorruptedError(
-        in: container, debugDescription: "expected a JSON value (null, bool, number, string, array or object)")
+        in: container, debugDescription: "expected a JSON value (null, bool, number, string, array or object)"
+      )
     }
   }
 

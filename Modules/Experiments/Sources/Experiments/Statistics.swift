@@ -52,7 +52,8 @@ public enum Statistics {
     let p1 = Double(controlSuccesses) / Double(controlTrials)
     let p2 = Double(successes) / Double(trials)
     let pooled = Double(controlSuccesses + successes) / Double(controlTrials + trials)
-    let standardError = (pooled * (1 - pooled) * (1 / Double(controlTrials) + 1 / Double(trials))).squareRoot()
+    let standardError = (pooled * (1 - pooled) * (1 / Double(controlTrials) + 1 / Double(trials)))
+      .squareRoot()
     guard standardError > 0 else { return nil }
     let z = (p2 - p1) / standardError
     return ProportionTest(difference: p2 - p1, z: z, pValue: 2 * normalCDF(-abs(z)))
