@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "FlowKit", targets: ["FlowKit"]),
     .library(name: "Onboarding", targets: ["Onboarding"]),
     .library(name: "Storage", targets: ["Storage"]),
+    .library(name: "Experiments", targets: ["Experiments"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -21,6 +22,7 @@ let package = Package(
   targets: [
     .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
+    .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
     .target(
       name: "Storage",
       dependencies: ["FlowKit", .product(name: "GRDB", package: "GRDB.swift")],
@@ -39,11 +41,12 @@ let package = Package(
       dependencies: ["WellflowCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Apps/Wellflow/Sources/wellflow"
     ),
-    .executableTarget(name: "wellflow-bench", dependencies: ["WellflowCore", "FlowKit", "Onboarding"], path: "Tools/Bench"),
+    .executableTarget(name: "wellflow-bench", dependencies: ["WellflowCore", "FlowKit", "Onboarding", "Experiments"], path: "Tools/Bench"),
 
     .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit"]),
     .testTarget(name: "StorageTests", dependencies: ["Storage", "FlowKit"]),
+    .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
     .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit"]),
   ],
   swiftLanguageModes: [.v6]

@@ -15,7 +15,7 @@ while index < arguments.count {
     index += 1
   }
 }
-let all = ["onboarding"]
+let all = ["onboarding", "experiments"]
 let unknown = names.filter { !all.contains($0) }
 guard unknown.isEmpty else {
   FileHandle.standardError.write(
@@ -26,6 +26,7 @@ guard unknown.isEmpty else {
 for name in names.isEmpty ? all : names {
   switch name {
   case "onboarding": try await OnboardingBenchmark.run(scale: scale)
+  case "experiments": ExperimentsBenchmark.run(scale: scale)
   default: break
   }
 }
