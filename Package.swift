@@ -8,10 +8,15 @@ let package = Package(
   name: "Wellflow",
   platforms: [.macOS(.v14), .iOS(.v17)],
   products: [
-    .library(name: "FlowKit", targets: ["FlowKit"])
+    .library(name: "FlowKit", targets: ["FlowKit"]),
+    .library(name: "Journal", targets: ["Journal"]),
   ],
   targets: [
-    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit")
+    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
+    .target(
+      name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal",
+      resources: [.process("Resources")]),
+    .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"], path: "Tests/JournalTests"),
   ],
   swiftLanguageModes: [.v6]
 )
