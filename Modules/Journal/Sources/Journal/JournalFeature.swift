@@ -22,7 +22,8 @@ public enum JournalFeature: FlowFeature {
   }
 
   /// Registers with another catalog (tests, content previews).
-  public static func register(in registry: inout FlowRegistry, catalog: JournalCatalog) throws(RegistryError) {
+  public static func register(in registry: inout FlowRegistry, catalog: JournalCatalog) throws(RegistryError)
+  {
     try registry.register(
       FlowDefinition(
         id: JournalFlowCoordinator.flowID,

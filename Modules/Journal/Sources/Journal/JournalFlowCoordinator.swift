@@ -128,7 +128,8 @@ public final class JournalFlowCoordinator: FlowCoordinator<JournalEntry> {
       var entries = Element.singleChoice(
         "entry", "How it feels",
         options: catalog.entries(layer: layer, phase: phase).map {
-          ChoiceOption(id: String($0.id), label: "\($0.kind.rawValue.capitalized), \($0.dosage): \($0.expression)")
+          ChoiceOption(
+            id: String($0.id), label: "\($0.kind.rawValue.capitalized), \($0.dosage): \($0.expression)")
         },
         selected: pendingEntry.map(String.init))
       entries.isEnabled = usable && flowState != .selectingStrategy
