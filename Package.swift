@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "Onboarding", targets: ["Onboarding"]),
     .library(name: "Storage", targets: ["Storage"]),
     .library(name: "Experiments", targets: ["Experiments"]),
+    .library(name: "Journal", targets: ["Journal"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -23,6 +24,10 @@ let package = Package(
     .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
+    .target(
+      name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal",
+      resources: [.process("Resources")]
+    ),
     .target(
       name: "Storage",
       dependencies: ["FlowKit", .product(name: "GRDB", package: "GRDB.swift")],
@@ -47,6 +52,7 @@ let package = Package(
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit"]),
     .testTarget(name: "StorageTests", dependencies: ["Storage", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
+    .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
     .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit"]),
   ],
   swiftLanguageModes: [.v6]

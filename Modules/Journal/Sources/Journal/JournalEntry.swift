@@ -1,0 +1,140 @@
+import FlowKit
+import Foundation
+
+/// Who started the journal: the person, or a reminder notification.
+public enum JournalInitiator: String, Sendable, Equatable, Codable {
+  case `self`
+  case scheduled
+
+  /// A notification-triggered journal is a scheduled one (SPEC §1.4).
+  public init(trigger: FlowTrigger) {
+    self = trigger == .notification ? .scheduled : .self
+  }
+}
+
+/// One journal entry: the primary feeling, optionally a secondary one and a
+/// self-care strategy. Ids name records of the bundled catalog.
+public struct JournalEntry: Sendable, Equatable, Codable, Identifiable {
+  public var id: String
+  public var userID: String
+  public var createdAt: Date
+  public var primary: Int
+  public var secondary: Int?
+  public var strategy: Int?
+  public var initiatedBy: JournalInitiator
+
+  public init(
+    id: String, userID: String, createdAt: Date, primary: Int, secondary: Int? = nil, strategy: Int? = nil,
+    initiatedBy: JournalInitiator
+  ) {
+    self.id = id
+    self.userID = userID
+    self.createdAt = createdAt
+    self.primary = primary
+    self.secondary = secondary
+    self.strategy = strategy
+    self.initiatedBy = initiatedBy
+  }
+}
+
+/// Why a journal entry could not be kept; messages tell a person what happened.
+public enum JournalRepositoryError: Error, Equatable, CustomStringConvertible {
+  case userNotAuthenticated
+  case storageFailed(String)
+
+  public var description: String {
+    switch self {
+    case .userNotAuthenticated: "Sign in to keep a journal."
+    case .storageFailed(let reason): "The entry could not be saved: \(reason)"
+    }
+  }
+}
+
+/// Where journal entries live. `save` writes or updates the entry locally as the
+/// flow goes on; `finish` queues its one outbox row for `POST /api/v1/journal` when
+/// the flow ends (a SQLite adapter writes the final state and the row in one
+/// transaction). Every read is scoped to one user.
+public protocol JournalRepository: Sendable {
+  func save(_ entry: JournalEntry) async throws
+  func finish(_ entry: JournalEntry) async throws
+  func count(userID: String) async throws -> Int
+  /// The entry with the latest `createdAt`; on a tie, the one saved last.
+  func latest(userID: String) async throws -> JournalEntry?
+}
+
+/// The app provides its repository under this key.
+public enum JournalRepositoryKey: ServiceKey {
+  public typealias Value = any JournalRepository
+}
+
+/// Keeps entries in memory: for tests, previews and benchmarks.
+public final class InMemoryJournalRepository: JournalRepository {
+  private struct State {
+    var entries: [JournalEntry] = []
+    /// Save order, so `latest` can break ties on `createdAt`.
+    var saveSerial: [String: Int] = [:]
+    var nextSerial = 0
+    var outbox: [JournalEntry] = []
+    var failure: JournalRepositoryError?
+  }
+
+  private let state = Locked(State())
+
+  public init(entries: [JournalEntry] = []) {
+    state.withLock { state in
+      for entry in entries { Self.upsert(entry, into: &state) }
+    }
+  }
+
+  /// Makes every later `save` and `finish` fail with `failure` (nil: succeed again).
+  public func setFailure(_ failure: JournalRepositoryError?) {
+    state.withLock { $0.failure = failure }
+  }
+
+  /// Every entry, in the order first saved.
+  public var entries: [JournalEntry] { state.current.entries }
+  /// The queued rows, oldest first.
+  public var outbox: [JournalEntry] { state.current.outbox }
+
+  public func save(_ entry: JournalEntry) async throws {
+    // A typed-throws closure through `withLock`'s rethrows crashes Swift 6.3's IRGen.
+    let failure = state.withLock { state in
+      if state.failure == nil { Self.upsert(entry, into: &state) }
+      return state.failure
+    }
+    if let failure { throw failure }
+  }
+
+  public func finish(_ entry: JournalEntry) async throws {
+    let failure = state.withLock { state in
+      if state.failure == nil {
+        Self.upsert(entry, into: &state)
+        state.outbox.removeAll { $0.id == entry.id }
+        state.outbox.append(entry)
+      }
+      return state.failure
+    }
+    if let failure { throw failure }
+  }
+
+  public func count(userID: String) async throws -> Int {
+    state.current.entries.count { $0.userID == userID }
+  }
+
+  public func latest(userID: String) async throws -> JournalEntry? {
+    let state = state.current
+    return state.entries.filter { $0.userID == userID }.max { a, b in
+      (a.createdAt, state.saveSerial[a.id] ?? 0) < (b.createdAt, state.saveSerial[b.id] ?? 0)
+    }
+  }
+
+  private static func upsert(_ entry: JournalEntry, into state: inout State) {
+    if let index = state.entries.firstIndex(where: { $0.id == entry.id }) {
+      state.entries[index] = entry
+    } else {
+      state.entries.append(entry)
+    }
+    state.nextSerial += 1
+    state.saveSerial[entry.id] = state.nextSerial
+  }
+}

@@ -1,0 +1,108 @@
+import FlowKit
+import Foundation
+import Journal
+import Testing
+
+@MainActor
+@Suite("Journal feature in a host")
+struct JournalFeatureTests {
+  private func makeHost(
+    user: String? = "user-1", repository: InMemoryJournalRepository = InMemoryJournalRepository(),
+    analytics: InMemoryAnalyticsSink = InMemoryAnalyticsSink()
+  ) throws -> FlowHost {
+    var registry = FlowRegistry()
+    try registry.register(JournalFeature.self)
+    var services = Services()
+    services[JournalRepositoryKey.self] = repository
+    let environment = HostEnvironment(
+      userID: user, clock: ManualClock(now: startDate, timeZone: TimeZone(identifier: "UTC")!),
+      keyValueStore: InMemoryKeyValueStore(), analytics: analytics, services: services)
+    return try FlowHost(registry: registry, environment: environment)
+  }
+
+  @Test func registersTheFlowItsScreenAlertsAndQueries() throws {
+    var registry = FlowRegistry()
+    try registry.register(JournalFeature.self)
+    let flow = try #require(registry.flow("journal"))
+    #expect(flow.variants == ["standard"])
+    let screen = try #require(registry.declaredScreens["journal.catalog"])
+    #expect(screen.elements == ["layer", "phase", "entry", "strategy", "close"])
+    #expect(
+      screen.alerts.map(\.id) == [
+        "journal.confirmPrimary", "journal.askSecondary", "journal.confirmSecondary", "journal.askSelfCare",
+        "journal.confirmStrategy", "journal.success", "journal.error",
+      ])
+    #expect(
+      registry.queries.map(\.id) == [
+        "journal.count", "journal.latest.primary", "journal.latest.secondary", "journal.latest.strategy",
+      ])
+    #expect(registry.queries.allSatisfy { $0.type == .number })
+  }
+
+  @Test func queriesAnswerZeroAndNoneWhenEmpty() async throws {
+    let host = try makeHost()
+    #expect(try await host.query("journal.count") == .number(0))
+    #expect(try await host.query("journal.latest.primary") == QueryValue.none)
+    #expect(try await host.query("journal.latest.secondary") == QueryValue.none)
+    #expect(try await host.query("journal.latest.strategy") == QueryValue.none)
+  }
+
+  @Test func aRunThroughTheHostIsCountedAndReadBack() async throws {
+    let repository = InMemoryJournalRepository()
+    let analytics = InMemoryAnalyticsSink()
+    let host = try makeHost(repository: repository, analytics: analytics)
+    try host.present(FlowRequest(flow: "journal", trigger: .notification))
+    for action: UserAction in [
+      .select("entry", ["2"]), .tap("confirm"), .tap("accept"), .select("entry", ["1"]), .tap("confirm"),
+      .tap("accept"), .select("strategy", ["3"]), .tap("confirm"), .tap("ok"),
+    ] {
+      try host.send(action)
+      await host.settle()
+    }
+    #expect(host.isIdle)
+    #expect(host.latestEndings["journal"]?.outcome == .completed)
+    #expect(try await host.query("journal.count") == .number(1))
+    #expect(try await host.query("journal.latest.primary") == .number(2))
+    #expect(try await host.query("journal.latest.secondary") == .number(1))
+    #expect(try await host.query("journal.latest.strategy") == .number(3))
+    #expect(repository.outbox.map(\.initiatedBy) == [.scheduled])
+    let logged = try #require(analytics.events.first { $0.event == "journal_logged" })
+    #expect(logged.variant == "standard")
+    #expect(logged.fields["initiated_by"] == .string("scheduled"))
+    #expect(analytics.events.map(\.event).suffix(2) == ["journal_logged", "flow_completed"])
+  }
+
+  @Test func queriesAreScopedToTheSignedInUser() async throws {
+    let repository = InMemoryJournalRepository(entries: [
+      JournalEntry(id: "a", userID: "user-2", createdAt: startDate, primary: 5, initiatedBy: .self)
+    ])
+    let host = try makeHost(repository: repository)
+    #expect(try await host.query("journal.count") == .number(0))
+    #expect(try await host.query("journal.latest.primary") == QueryValue.none)
+    let signedOut = try makeHost(user: nil, repository: repository)
+    #expect(try await signedOut.query("journal.count") == .number(0))
+  }
+
+  @Test func latestIsTheLatestCreatedAndOnATieTheOneSavedLast() async throws {
+    let repository = InMemoryJournalRepository()
+    let later = startDate.addingTimeInterval(60)
+    for (id, date, primary) in [("a", later, 1), ("b", startDate, 2), ("c", later, 3)] {
+      try await repository.save(
+        JournalEntry(id: id, userID: "user-1", createdAt: date, primary: primary, initiatedBy: .self))
+    }
+    #expect(try await repository.latest(userID: "user-1")?.id == "c")
+    #expect(try await repository.count(userID: "user-1") == 3)
+  }
+
+  @Test func aFlowTerminatedByTheHostEndsOnceAndIsReleased() async throws {
+    let host = try makeHost()
+    try host.present(FlowRequest(flow: "journal"))
+    weak let flow = host.top?.coordinator as? JournalFlowCoordinator
+    #expect(flow != nil)
+    try host.send(.select("entry", ["1"]))
+    host.terminate()
+    await host.settle()
+    #expect(host.latestEndings["journal"]?.reason == .terminated)
+    #expect(flow == nil)
+  }
+}
