@@ -127,10 +127,13 @@ struct FlowRegistryTests {
     #expect(throws: RegistryError.duplicateVariant(flow: "a", variant: "quick")) {
       try registry.registerVariant("quick", of: "a") { _ in StepCoordinator(id: "a", steps: ["a.one"]) }
     }
-    #expect(throws: RegistryError.self) {
+    #expect(throws: RegistryError.variantOfUnknownFlow(flow: "b", variant: "mini")) {
       try registry.registerVariant("mini", of: "b") { _ in StepCoordinator(id: "b", steps: ["b.one"]) }
     }
     #expect(registry.flow("a")?.variants == ["full", "quick"])
+    #expect(
+      RegistryError.variantOfUnknownFlow(flow: "b", variant: "mini").description
+        == "cannot add variant 'mini' to flow 'b', which is not registered")
   }
 
   @Test func aFeatureRegistersThroughItsEntryPoint() throws {
