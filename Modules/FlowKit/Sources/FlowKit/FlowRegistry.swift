@@ -156,6 +156,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
   case unknownDefaultVariant(flow: String, variant: String)
   case duplicateVariant(flow: String, variant: String)
   case ruleNamesUnknownFlow(rule: String, flow: String)
+  case variantOfUnknownFlow(flow: String, variant: String)
 
   public var description: String {
     switch self {
@@ -167,6 +168,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     case .duplicateVariant(let flow, let variant): "flow '\(flow)' already has a variant '\(variant)'"
     case .ruleNamesUnknownFlow(let rule, let flow):
       "launch rule '\(rule)' presents '\(flow)', which is not registered"
+    case .variantOfUnknownFlow(let flow, let variant):
+      "cannot add variant '\(variant)' to flow '\(flow)', which is not registered"
     }
   }
 }
@@ -207,7 +210,7 @@ public struct FlowRegistry: Sendable {
     make: @escaping @MainActor (FlowContext) -> any PresentableFlow
   ) throws(RegistryError) {
     guard let index = flows.firstIndex(where: { $0.id == flowID }) else {
-      throw .ruleNamesUnknownFlow(rule: "variant \(variant)", flow: flowID)
+      throw .variantOfUnknownFlow(flow: flowID, variant: variant)
     }
     let base = flows[index]
     guard !base.variants.contains(variant) else { throw .duplicateVariant(flow: flowID, variant: variant) }

@@ -82,7 +82,8 @@ public struct ActionError: Error, Equatable, CustomStringConvertible {
     case .disabled:
       return "\(screen): \(subject) is disabled"
     case .wrongKind(let action, let kind):
-      return "\(screen): cannot \(action) \(subject), it is a \(kind)"
+      let article = kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+      return "\(screen): cannot \(action) \(subject), it is \(article) \(kind)"
     case .unknownOption(let option, let available):
       return "\(screen): \(subject) has no option '\(option)' (options: \(available.joined(separator: ", ")))"
     case .singleChoiceTakesOne(let given):

@@ -238,7 +238,7 @@ public struct ScriptLoader {
         for entry in extra { report(entry.keyPosition, "'\(entry.key)' belongs to an `if` step") }
       }
     default:
-      report(node.position, "a step is a command name or a mapping, got \(node.typeName) \(node.quoted)")
+      report(node.position, "a step is a command name or a mapping, got \(node.described)")
       return nil
     }
 
@@ -471,14 +471,14 @@ public struct ScriptLoader {
       return .enter(entry.key, text)
     case "set":
       guard case .number(let number) = value.value else {
-        report(value.position, "set \(entry.key) takes a number, got \(value.typeName) \(value.quoted)")
+        report(value.position, "set \(entry.key) takes a number, got \(value.described)")
         return nil
       }
       return .set(entry.key, number)
     default:
       guard case .bool(let isOn) = value.value else {
         report(
-          value.position, "toggle \(entry.key) takes true or false, got \(value.typeName) \(value.quoted)")
+          value.position, "toggle \(entry.key) takes true or false, got \(value.described)")
         return nil
       }
       return .toggle(entry.key, isOn)
@@ -487,7 +487,7 @@ public struct ScriptLoader {
 
   private mutating func conditions(_ node: YNode) -> [Condition] {
     guard let entries = node.entries else {
-      report(node.position, "expect takes a mapping of conditions, got \(node.typeName) \(node.quoted)")
+      report(node.position, "expect takes a mapping of conditions, got \(node.described)")
       return []
     }
     let keys = ["screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data"]
@@ -578,7 +578,7 @@ public struct ScriptLoader {
   /// An expected value, checked against the query's type where it is known.
   private mutating func matcher(_ node: YNode, type: QueryType?, what: String) -> Matcher? {
     func wrongType(_ expected: String) -> Matcher? {
-      report(node.position, "\(what) is \(expected), got \(node.typeName) \(node.quoted)")
+      report(node.position, "\(what) is \(expected), got \(node.described)")
       return nil
     }
     switch node.value {
@@ -612,7 +612,7 @@ public struct ScriptLoader {
         guard case .number(let number) = entry.value.value else {
           report(
             entry.value.position,
-            "\(entry.key) must be a number, got \(entry.value.typeName) \(entry.value.quoted)")
+            "\(entry.key) must be a number, got \(entry.value.described)")
           continue
         }
         bounds[entry.key] = number
@@ -679,13 +679,13 @@ public struct ScriptLoader {
 
   private mutating func string(_ node: YNode, _ what: String) -> String? {
     if let text = node.string { return text }
-    report(node.position, "\(what) must be text, got \(node.typeName) \(node.quoted)")
+    report(node.position, "\(what) must be text, got \(node.described)")
     return nil
   }
 
   private mutating func bool(_ node: YNode, _ what: String) -> Bool? {
     if case .bool(let value) = node.value { return value }
-    report(node.position, "\(what) must be true or false, got \(node.typeName) \(node.quoted)")
+    report(node.position, "\(what) must be true or false, got \(node.described)")
     return nil
   }
 

@@ -65,6 +65,14 @@ struct YNode: Sendable {
     }
   }
 
+  /// The type with the value quoted, for "got …" in messages: `text 'high'`, `a list`.
+  var described: String {
+    switch value {
+    case .null, .list, .map: typeName
+    default: "\(typeName) '\(text)'"
+    }
+  }
+
   var string: String? {
     if case .string(let string) = value { return string }
     return nil
