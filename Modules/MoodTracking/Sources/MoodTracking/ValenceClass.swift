@@ -37,14 +37,14 @@ public enum ValenceClass: Int, CaseIterable, Sendable, Comparable {
   public var fittingLabels: [MoodLabel] {
     switch self {
     case .veryUnpleasant:
-      [.hopeless, .sad, .lonely, .overwhelmed, .ashamed, .scared, .angry, .disgusted, .drained]
+      [.hopeless, .sad, .lonely, .anxious, .worried, .overwhelmed, .ashamed, .scared, .angry, .disgusted]
     case .unpleasant:
-      [.anxious, .worried, .stressed, .frustrated, .angry, .disappointed, .discouraged, .guilty,
-       .embarrassed, .jealous, .scared, .sad]
+      [.frustrated, .annoyed, .anxious, .worried, .stressed, .angry, .disappointed, .discouraged,
+       .guilty, .embarrassed, .jealous, .drained]
     case .slightlyUnpleasant:
       [.irritated, .annoyed, .frustrated, .disappointed, .drained, .worried, .indifferent]
     case .neutral: [.calm, .content, .indifferent, .peaceful, .surprised]
-    case .slightlyPleasant: [.content, .peaceful, .calm, .relieved, .satisfied, .amused]
+    case .slightlyPleasant: [.happy, .peaceful, .content, .relieved, .satisfied, .amused]
     case .pleasant: [.happy, .confident, .peaceful, .satisfied, .hopeful, .proud, .brave, .joyful]
     case .veryPleasant: [.excited, .grateful, .passionate, .hopeful, .joyful, .amazed, .proud]
     }
