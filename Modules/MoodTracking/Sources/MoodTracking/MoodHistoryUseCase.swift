@@ -104,9 +104,15 @@ public struct MoodHistoryUseCase: Sendable {
 /// Brings the health store's samples into the mood history.
 public struct ImportStateOfMindUseCase: Sendable {
   public struct Summary: Sendable, Hashable {
-    public var created = 0
-    public var updated = 0
-    public var unchanged = 0
+    public var created: Int
+    public var updated: Int
+    public var unchanged: Int
+
+    public init(created: Int = 0, updated: Int = 0, unchanged: Int = 0) {
+      self.created = created
+      self.updated = updated
+      self.unchanged = unchanged
+    }
   }
 
   private let store: any StateOfMindStore
