@@ -20,16 +20,30 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
   }
 
   /// Parses `YYYY-MM-DD`; nil for anything else or a day the calendar does not have.
+  /// Plain arithmetic, because storage reads parse one of these per row.
   public init?(_ text: String) {
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-      let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-      (1...12).contains(month), (1...31).contains(day)
-    else { return nil }
-    guard let date = Self.utc.date(from: DateComponents(year: year, month: month, day: day)),
-      MoodDay(date, in: Self.utc) == MoodDay(year: year, month: month, day: day)
+    let bytes = Array(text.utf8)
+    guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+    func number(_ range: Range<Int>) -> Int? {
+      var value = 0
+      for byte in bytes[range] {
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+        value = value * 10 + Int(byte - UInt8(ascii: "0"))
+      }
+      return value
+    }
+    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+      (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day)
     else { return nil }
     self.init(year: year, month: month, day: day)
+  }
+
+  private static func daysIn(month: Int, year: Int) -> Int {
+    switch month {
+    case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+    case 4, 6, 9, 11: 30
+    default: 31
+    }
   }
 
   public var description: String {
