@@ -206,6 +206,10 @@ import Testing
     #expect(day("2026-01-01").adding(days: -1) == day("2025-12-31"))
     #expect(day("2024-02-28").adding(days: 1) == day("2024-02-29"))
     #expect(day("2026-01-01").days(to: day("2026-03-01")) == 59)
+    #expect(day("1970-01-01").dayNumber == 0)
+    #expect(day("1969-12-31").dayNumber == -1)
+    #expect(day("2000-03-01").dayNumber == day("1970-01-01").days(to: day("2000-03-01")))
+    #expect(day("2026-01-05").dayNumber == 20_458)
   }
 
   @Test func anIsoDateIsThatDayAtTheCurrentLocalTime() {

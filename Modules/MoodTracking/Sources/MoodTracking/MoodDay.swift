@@ -67,6 +67,16 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
     return MoodDay(Self.utc.date(byAdding: .day, value: days, to: date)!, in: Self.utc)
   }
 
+  /// Days since 1970-01-01 (negative before), by Howard Hinnant's `days_from_civil`.
+  public var dayNumber: Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
+  }
+
   /// Whole days from this day to `other` (negative when `other` is earlier).
   public func days(to other: MoodDay) -> Int {
     let from = Self.utc.date(from: DateComponents(year: year, month: month, day: day))!

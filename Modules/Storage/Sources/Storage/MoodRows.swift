@@ -12,10 +12,9 @@ enum MoodRows {
 
   static func upsert(_ entry: MoodEntry, legacyID: String? = nil, in db: Database) throws {
     let sequence = try Int.fetchOne(
-      db, sql: "UPDATE mood_save_sequence SET value = value + 1 WHERE id = 1 RETURNING value")!
+      db.cachedStatement(sql: "UPDATE mood_save_sequence SET value = value + 1 WHERE id = 1 RETURNING value"))!
     let id = entry.id.uuidString
-    try db.execute(
-      sql: """
+    try db.cachedStatement(sql: """
         INSERT INTO mood_entries (
           id, user_id, date, day, score, valence, labels, associations, notes, kind, source,
           created_at, updated_at, backend_id, sync_status, save_seq, legacy_id)
@@ -28,8 +27,7 @@ enum MoodRows {
           backend_id = excluded.backend_id, sync_status = excluded.sync_status,
           save_seq = excluded.save_seq
         WHERE mood_entries.user_id = excluded.user_id
-        """,
-      arguments: [
+        """).execute(arguments: [
         id, entry.userID, entry.date.timeIntervalSince1970, entry.day.description, entry.score,
         entry.valence, joined(entry.labels), joined(entry.associations), entry.notes, entry.kind.rawValue,
         entry.source.rawValue, entry.createdAt.timeIntervalSince1970, entry.updatedAt.timeIntervalSince1970,
@@ -39,17 +37,13 @@ enum MoodRows {
       throw DatabaseError(
         resultCode: .SQLITE_CONSTRAINT, message: "mood entry \(id) belongs to another user")
     }
-    try db.execute(sql: "DELETE FROM mood_entry_labels WHERE entry_id = ?", arguments: [id])
+    try db.cachedStatement(sql: "DELETE FROM mood_entry_labels WHERE entry_id = ?").execute(arguments: [id])
     for (position, label) in entry.labels.enumerated() {
-      try db.execute(
-        sql: "INSERT INTO mood_entry_labels (entry_id, position, label) VALUES (?, ?, ?)",
-        arguments: [id, position, label.rawValue])
+      try db.cachedStatement(sql: "INSERT INTO mood_entry_labels (entry_id, position, label) VALUES (?, ?, ?)").execute(arguments: [id, position, label.rawValue])
     }
-    try db.execute(sql: "DELETE FROM mood_entry_associations WHERE entry_id = ?", arguments: [id])
+    try db.cachedStatement(sql: "DELETE FROM mood_entry_associations WHERE entry_id = ?").execute(arguments: [id])
     for association in Set(entry.associations) {
-      try db.execute(
-        sql: "INSERT INTO mood_entry_associations (entry_id, association) VALUES (?, ?)",
-        arguments: [id, association.rawValue])
+      try db.cachedStatement(sql: "INSERT INTO mood_entry_associations (entry_id, association) VALUES (?, ?)").execute(arguments: [id, association.rawValue])
     }
   }
 

@@ -90,28 +90,33 @@ public enum MoodSchema {
         );
         INSERT INTO mood_save_sequence (id, value) VALUES (1, 0);
 
-        -- Days with entries, kept by triggers, so a streak reads days rather than entries.
+        -- Days with entries (as days since 1970), kept by triggers, so a streak reads
+        -- days rather than entries.
         CREATE TABLE mood_days (
           user_id TEXT NOT NULL,
-          day TEXT NOT NULL,
+          day_number INTEGER NOT NULL,
           entries INTEGER NOT NULL,
-          PRIMARY KEY (user_id, day)
+          PRIMARY KEY (user_id, day_number)
         ) WITHOUT ROWID;
         CREATE TRIGGER mood_days_after_insert AFTER INSERT ON mood_entries BEGIN
-          INSERT INTO mood_days (user_id, day, entries) VALUES (NEW.user_id, NEW.day, 1)
-            ON CONFLICT (user_id, day) DO UPDATE SET entries = entries + 1;
+          INSERT INTO mood_days (user_id, day_number, entries)
+            VALUES (NEW.user_id, CAST(julianday(NEW.day) - 2440587.5 AS INTEGER), 1)
+            ON CONFLICT (user_id, day_number) DO UPDATE SET entries = entries + 1;
         END;
         CREATE TRIGGER mood_days_after_delete AFTER DELETE ON mood_entries BEGIN
-          UPDATE mood_days SET entries = entries - 1 WHERE user_id = OLD.user_id AND day = OLD.day;
-          DELETE FROM mood_days WHERE user_id = OLD.user_id AND day = OLD.day AND entries <= 0;
+          UPDATE mood_days SET entries = entries - 1
+            WHERE user_id = OLD.user_id AND day_number = CAST(julianday(OLD.day) - 2440587.5 AS INTEGER);
+          DELETE FROM mood_days WHERE user_id = OLD.user_id AND entries <= 0;
         END;
         CREATE TRIGGER mood_days_after_move AFTER UPDATE OF user_id, day ON mood_entries
           WHEN OLD.user_id IS NOT NEW.user_id OR OLD.day IS NOT NEW.day
         BEGIN
-          UPDATE mood_days SET entries = entries - 1 WHERE user_id = OLD.user_id AND day = OLD.day;
-          DELETE FROM mood_days WHERE user_id = OLD.user_id AND day = OLD.day AND entries <= 0;
-          INSERT INTO mood_days (user_id, day, entries) VALUES (NEW.user_id, NEW.day, 1)
-            ON CONFLICT (user_id, day) DO UPDATE SET entries = entries + 1;
+          UPDATE mood_days SET entries = entries - 1
+            WHERE user_id = OLD.user_id AND day_number = CAST(julianday(OLD.day) - 2440587.5 AS INTEGER);
+          DELETE FROM mood_days WHERE user_id = OLD.user_id AND entries <= 0;
+          INSERT INTO mood_days (user_id, day_number, entries)
+            VALUES (NEW.user_id, CAST(julianday(NEW.day) - 2440587.5 AS INTEGER), 1)
+            ON CONFLICT (user_id, day_number) DO UPDATE SET entries = entries + 1;
         END;
 
         CREATE TABLE outbox (

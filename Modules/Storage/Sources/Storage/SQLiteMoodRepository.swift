@@ -32,7 +32,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   public func entry(id: UUID, userID: String) async throws -> MoodEntry? {
     try await writer.read { db in
       try Row.fetchOne(
-        db, sql: "SELECT \(MoodRows.columns) FROM mood_entries WHERE id = ? AND user_id = ?",
+        db.cachedStatement(sql: "SELECT \(MoodRows.columns) FROM mood_entries WHERE id = ? AND user_id = ?"),
         arguments: [id.uuidString, userID]
       ).map(MoodRows.entry)
     }
@@ -41,12 +41,11 @@ public final class SQLiteMoodRepository: MoodRepository {
   public func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry] {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
+        db.cachedStatement(sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
           WHERE user_id = ? AND kind = 'dailyMood' AND day BETWEEN ? AND ?
           ORDER BY day
-          """, arguments: [userID, days.lowerBound.description, days.upperBound.description]
+          """), arguments: [userID, days.lowerBound.description, days.upperBound.description]
       ).map(MoodRows.entry)
     }
   }
@@ -54,12 +53,11 @@ public final class SQLiteMoodRepository: MoodRepository {
   public func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry] {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
+        db.cachedStatement(sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
           WHERE user_id = ? AND date >= ? AND date < ?
           ORDER BY date, save_seq
-          """, arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+          """), arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
       ).map(MoodRows.entry)
     }
   }
@@ -70,13 +68,12 @@ public final class SQLiteMoodRepository: MoodRepository {
   {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
+        db.cachedStatement(sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
           WHERE user_id = ? AND date >= ? AND date < ?
             AND id IN (SELECT entry_id FROM mood_entry_labels WHERE label = ?)
           ORDER BY date, save_seq
-          """,
+          """),
         arguments: [
           userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970, label.rawValue,
         ]
@@ -92,18 +89,16 @@ public final class SQLiteMoodRepository: MoodRepository {
     ]
     return try await writer.read { db in
       let aggregates = try Row.fetchOne(
-        db,
-        sql: """
+        db.cachedStatement(sql: """
           SELECT COUNT(*), AVG(score), MAX(score), MIN(score) FROM mood_entries
           WHERE user_id = ? AND date >= ? AND date < ?
-          """, arguments: bounds)!
+          """), arguments: bounds)!
       let latest = try Row.fetchOne(
-        db,
-        sql: """
+        db.cachedStatement(sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
           WHERE user_id = ? AND date >= ? AND date < ?
           ORDER BY date DESC, save_seq DESC LIMIT 1
-          """, arguments: bounds
+          """), arguments: bounds
       ).map(MoodRows.entry)
       return MoodStatistics(
         count: aggregates[0], average: aggregates[1], highest: aggregates[2], lowest: aggregates[3],
@@ -113,40 +108,36 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func count(userID: String) async throws -> Int {
     try await writer.read { db in
-      try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mood_entries WHERE user_id = ?", arguments: [userID])!
+      try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM mood_entries WHERE user_id = ?"), arguments: [userID])!
     }
   }
 
   public func latest(userID: String) async throws -> MoodEntry? {
     try await writer.read { db in
       try Row.fetchOne(
-        db,
-        sql: """
+        db.cachedStatement(sql: """
           SELECT \(MoodRows.columns) FROM mood_entries WHERE user_id = ?
           ORDER BY date DESC, save_seq DESC LIMIT 1
-          """, arguments: [userID]
+          """), arguments: [userID]
       ).map(MoodRows.entry)
     }
   }
 
-  /// Days d ≤ anchor, newest first, numbered r = 0, 1, …: the streak is the run where
-  /// anchor − d = r. The anchor is today, or yesterday when today has no entry.
+  /// Days d ≤ today, newest first, numbered r = 0, 1, …: the streak is the run where
+  /// d + r = anchor, the latest day with an entry if that is today or yesterday.
   static func streak(_ db: Database, userID: String, today: MoodDay) throws -> Int {
     try Int.fetchOne(
-      db,
-      sql: """
-        WITH anchor(day) AS (
-          SELECT MAX(day) FROM mood_days WHERE user_id = :user AND day IN (:today, :yesterday)
-        ),
-        ranked(day, r) AS (
-          SELECT d.day, ROW_NUMBER() OVER (ORDER BY d.day DESC) - 1
-          FROM mood_days d, anchor WHERE d.user_id = :user AND d.day <= anchor.day
-        )
-        SELECT COUNT(*) FROM ranked, anchor
-        WHERE CAST(julianday(anchor.day) - julianday(ranked.day) AS INTEGER) = ranked.r
-        """,
-      arguments: [
-        "user": userID, "today": today.description, "yesterday": today.adding(days: -1).description,
-      ])!
+      db.cachedStatement(
+        sql: """
+          WITH anchor(day) AS (
+            SELECT MAX(day_number) FROM mood_days WHERE user_id = :user AND day_number <= :today
+          )
+          SELECT COUNT(*) FROM (
+            SELECT day_number, ROW_NUMBER() OVER (ORDER BY day_number DESC) - 1 AS r
+            FROM mood_days WHERE user_id = :user AND day_number <= :today
+          )
+          WHERE day_number + r = (SELECT day FROM anchor WHERE day >= :today - 1)
+          """),
+      arguments: ["user": userID, "today": today.dayNumber])!
   }
 }

@@ -12,8 +12,7 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
 
   public func save(_ sample: StateOfMindSample, userID: String) async throws {
     try await writer.write { db in
-      try db.execute(
-        sql: """
+      try db.cachedStatement(sql: """
           INSERT INTO state_of_mind_samples
             (id, user_id, date, kind, valence, labels, associations, updated_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -21,8 +20,7 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
             date = excluded.date, kind = excluded.kind, valence = excluded.valence,
             labels = excluded.labels, associations = excluded.associations,
             updated_at = excluded.updated_at
-          """,
-        arguments: [
+          """).execute(arguments: [
           sample.id.uuidString, userID, sample.date.timeIntervalSince1970, sample.kind.rawValue,
           sample.valence, MoodRows.joined(sample.labels), MoodRows.joined(sample.associations),
           sample.updatedAt.timeIntervalSince1970,
@@ -33,12 +31,11 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   public func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample] {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
+        db.cachedStatement(sql: """
           SELECT id, date, kind, valence, labels, associations, updated_at
           FROM state_of_mind_samples WHERE user_id = ? AND date >= ? AND date < ?
           ORDER BY date
-          """, arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+          """), arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
       ).map { row in
         StateOfMindSample(
           id: UUID(uuidString: row[0]) ?? UUID(), date: Date(timeIntervalSince1970: row[1]),
@@ -52,7 +49,7 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   public func count(userID: String) async throws -> Int {
     try await writer.read { db in
       try Int.fetchOne(
-        db, sql: "SELECT COUNT(*) FROM state_of_mind_samples WHERE user_id = ?", arguments: [userID])!
+        db.cachedStatement(sql: "SELECT COUNT(*) FROM state_of_mind_samples WHERE user_id = ?"), arguments: [userID])!
     }
   }
 }
