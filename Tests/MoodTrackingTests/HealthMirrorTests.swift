@@ -54,12 +54,14 @@ import Testing
     sample.updatedAt = moment("2026-01-10T10:00")
     fixture.healthStore.save(sample, userID: "alice")
     fixture.clock.advance(by: 7_200)
-    #expect(try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 1, unchanged: 0))
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 1, unchanged: 0))
     let entry = try #require(fixture.repository.entry(id: sample.id, userID: "alice"))
     #expect(entry.score == 3)  // base 3 from -0.6, not lowered: hopeless only lowers a base above 3
     #expect(entry.labels == [.hopeless])
     #expect(entry.updatedAt == moment("2026-01-10T10:00"))
-    #expect(try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 1))
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 1))
   }
 
   @Test func aNewerEntryWinsAConflictAndIsMirroredAgain() async throws {
@@ -69,7 +71,8 @@ import Testing
     stale.valence = -1
     stale.updatedAt = moment("2026-01-10T08:00")
     fixture.healthStore.save(stale, userID: "alice")
-    #expect(try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 1))
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 1))
     #expect(fixture.repository.entry(id: entry.id, userID: "alice")?.score == 7)
     #expect(fixture.healthStore.sample(id: entry.id, userID: "alice") == StateOfMindSample(mirroring: entry))
   }
@@ -81,13 +84,15 @@ import Testing
       id: UUID(), date: moment("2026-01-10T07:00"), kind: .dailyMood, valence: 1, labels: [],
       associations: [], updatedAt: moment("2026-01-10T07:00"))
     fixture.healthStore.save(older, userID: "alice")
-    #expect(try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 2))
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 2))
     let newer = StateOfMindSample(
       id: UUID(), date: moment("2026-01-10T11:00"), kind: .dailyMood, valence: 1, labels: [.joyful],
       associations: [], updatedAt: moment("2026-01-10T11:00"))
     fixture.healthStore.save(newer, userID: "alice")
     fixture.clock.advance(by: 3 * 3_600)
-    #expect(try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 1, unchanged: 2))
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 1, unchanged: 2))
     let daily = try #require(try await fixture.history.todaysDailyMood())
     #expect(daily.id == entry.id)
     #expect(daily.score == 10)
@@ -107,7 +112,8 @@ import Testing
   @Test func aSampleWithAnInvalidValenceIsRefused() async throws {
     let fixture = MoodFixture()
     let sample = StateOfMindSample(
-      id: UUID(), date: fixture.clock.now, kind: .momentaryEmotion, valence: .nan, labels: [], associations: [],
+      id: UUID(), date: fixture.clock.now, kind: .momentaryEmotion, valence: .nan, labels: [],
+      associations: [],
       updatedAt: fixture.clock.now)
     await #expect {
       try await fixture.save.save(sample: sample)

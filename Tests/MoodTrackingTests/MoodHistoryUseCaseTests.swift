@@ -28,7 +28,9 @@ import Testing
     await #expect(throws: MoodError.invalidDateRange(start: day("2026-01-05"), end: day("2026-01-01"))) {
       try await fixture.history.entries(in: .custom(from: day("2026-01-05"), through: day("2026-01-01")))
     }
-    await #expect(throws: MoodError.invalidDayCount(0)) { try await fixture.history.statistics(in: .lastDays(0)) }
+    await #expect(throws: MoodError.invalidDayCount(0)) {
+      try await fixture.history.statistics(in: .lastDays(0))
+    }
     fixture.signIn(nil)
     await #expect(throws: MoodError.userNotAuthenticated) { try await fixture.history.entries(in: .week) }
   }
@@ -42,7 +44,8 @@ import Testing
     try await fixture.log(4, at: "2026-01-09T07:00", kind: .momentaryEmotion)
     let entries = try await fixture.history.entries(in: .week)
     #expect(entries.map(\.score) == [5, 4, 9, 6])
-    let custom = try await fixture.history.entries(in: .custom(from: day("2026-01-03"), through: day("2026-01-04")))
+    let custom = try await fixture.history.entries(
+      in: .custom(from: day("2026-01-03"), through: day("2026-01-04")))
     #expect(custom.map(\.score) == [2, 5])
   }
 

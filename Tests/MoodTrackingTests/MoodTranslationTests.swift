@@ -94,9 +94,11 @@ import Testing
   }
 
   @Test func notesKeywordsAddALabel() throws {
-    #expect(try MoodTranslation.labels(forScore: 1, notes: "So LONELY tonight") == [.sad, .hopeless, .lonely])
+    #expect(
+      try MoodTranslation.labels(forScore: 1, notes: "So LONELY tonight") == [.sad, .hopeless, .lonely])
     #expect(try MoodTranslation.labels(forScore: 2, notes: "work stress") == [.anxious, .worried, .stressed])
-    #expect(try MoodTranslation.labels(forScore: 8, notes: "Excited for Friday") == [.happy, .confident, .excited])
+    #expect(
+      try MoodTranslation.labels(forScore: 8, notes: "Excited for Friday") == [.happy, .confident, .excited])
   }
 
   @Test func keywordsOnlyCountForTheirScore() throws {
@@ -108,7 +110,8 @@ import Testing
     #expect(
       MoodTranslation.associations(forNotes: "Long meeting at work, then dinner with my sister.")
         == [.family, .work])
-    #expect(MoodTranslation.associations(forNotes: "Rainy run before the exam") == [.education, .fitness, .weather])
+    #expect(
+      MoodTranslation.associations(forNotes: "Rainy run before the exam") == [.education, .fitness, .weather])
     #expect(MoodTranslation.associations(forNotes: "homework? networking") == [.education])
     #expect(MoodTranslation.associations(forNotes: nil) == [])
     #expect(MoodTranslation.associations(forNotes: "nothing special") == [])
@@ -123,16 +126,20 @@ import Testing
   }
 
   @Test func olderSpellingsDecode() throws {
-    let decoded = try JSONDecoder().decode([MoodLabel].self, from: Data(#"["depressed","relaxed","happy"]"#.utf8))
+    let decoded = try JSONDecoder().decode(
+      [MoodLabel].self, from: Data(#"["depressed","relaxed","happy"]"#.utf8))
     #expect(decoded == [.hopeless, .peaceful, .happy])
     #expect(MoodLabel(storedName: "depressed") == .hopeless)
     #expect(MoodLabel(storedName: "relaxed") == .peaceful)
     #expect(MoodLabel(storedName: "gloomy") == nil)
-    #expect(throws: DecodingError.self) { try JSONDecoder().decode([MoodLabel].self, from: Data(#"["gloomy"]"#.utf8)) }
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode([MoodLabel].self, from: Data(#"["gloomy"]"#.utf8))
+    }
   }
 
   @Test func labelsEncodeTheirCurrentName() throws {
-    #expect(String(decoding: try JSONEncoder().encode([MoodLabel.hopeless]), as: UTF8.self) == #"["hopeless"]"#)
+    #expect(
+      String(decoding: try JSONEncoder().encode([MoodLabel.hopeless]), as: UTF8.self) == #"["hopeless"]"#)
   }
 
   @Test func displayNames() {

@@ -7,7 +7,10 @@ import Testing
   @Test func savingAScoreFillsValenceLabelsAndAnOutboxRow() async throws {
     let fixture = MoodFixture()
     let result = try await fixture.log(8, notes: "  excited about the trip  ")
-    guard case .created(let entry) = result else { Issue.record("expected created, got \(result)"); return }
+    guard case .created(let entry) = result else {
+      Issue.record("expected created, got \(result)")
+      return
+    }
     #expect(entry.userID == "alice")
     #expect(entry.score == 8)
     #expect(abs(entry.valence - 0.5556) < 0.0001)
@@ -102,7 +105,10 @@ import Testing
     let first = try await fixture.log(7).entry
     fixture.clock.advance(by: 3_600)
     let result = try await fixture.log(3, notes: "it got worse")
-    guard case .updated(let updated) = result else { Issue.record("expected updated, got \(result)"); return }
+    guard case .updated(let updated) = result else {
+      Issue.record("expected updated, got \(result)")
+      return
+    }
     #expect(updated.id == first.id)
     #expect(updated.score == 3)
     #expect(updated.labels == [.frustrated, .annoyed])
@@ -130,7 +136,10 @@ import Testing
     let late = try await fixture.log(6)
     fixture.clock.advance(by: 120)
     let early = try await fixture.log(6)
-    guard case .created = late, case .created = early else { Issue.record("\(late), \(early)"); return }
+    guard case .created = late, case .created = early else {
+      Issue.record("\(late), \(early)")
+      return
+    }
     #expect(late.entry.day == day("2026-01-05"))
     #expect(early.entry.day == day("2026-01-06"))
   }
@@ -148,7 +157,10 @@ import Testing
     let utc = MoodFixture(now: "2026-01-05T23:30", zone: "UTC")
     try await utc.log(4, at: "2026-01-05T22:30")
     let sameInstant = try await utc.save.save(SaveMoodRequest(score: 8, date: afterMidnight.entry.date))
-    guard case .updated(let entry) = sameInstant else { Issue.record("expected updated, got \(sameInstant)"); return }
+    guard case .updated(let entry) = sameInstant else {
+      Issue.record("expected updated, got \(sameInstant)")
+      return
+    }
     #expect(entry.day == day("2026-01-05"))
     #expect(utc.repository.count(userID: "alice") == 1)
   }
@@ -182,13 +194,16 @@ import Testing
 @Suite struct MoodErrorTests {
   @Test func messagesSayWhatToFix() {
     #expect(MoodError.invalidScore(12).message == "mood score must be 1…10, got 12")
-    #expect(MoodError.notesTooLong(count: 501).message == "notes must be at most 500 characters, got 501; remove 1")
+    #expect(
+      MoodError.notesTooLong(count: 501).message == "notes must be at most 500 characters, got 501; remove 1")
     #expect(MoodError.invalidValence(1.5).message == "valence must be a number from -1 to 1, got 1.5")
     #expect(
       MoodError.invalidDateRange(start: day("2026-03-05"), end: day("2026-03-01")).message
         == "the range starts 2026-03-05, after it ends 2026-03-01; pick a start on or before the end")
     #expect(MoodError.userNotAuthenticated.message == "no user is signed in; sign in to save or read moods")
-    #expect(MoodError.futureDate(day("2026-03-06")).message == "2026-03-06 is in the future; pick today or an earlier day")
+    #expect(
+      MoodError.futureDate(day("2026-03-06")).message
+        == "2026-03-06 is in the future; pick today or an earlier day")
     #expect(MoodError.storageFailed("disk full").localizedDescription.contains("disk full"))
   }
 }
@@ -216,6 +231,8 @@ import Testing
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
     let now = moment("2026-03-02T08:15", "Europe/Berlin")
-    #expect(day("2026-02-27").moment(atLocalTimeOf: now, in: calendar) == moment("2026-02-27T08:15", "Europe/Berlin"))
+    #expect(
+      day("2026-02-27").moment(atLocalTimeOf: now, in: calendar)
+        == moment("2026-02-27T08:15", "Europe/Berlin"))
   }
 }

@@ -31,7 +31,9 @@ import Testing
   }
 
   @Test func scoresNameTheirClass() throws {
-    let names = try (1...10).map { try ValenceClass(valence: MoodTranslation.valence(forScore: $0))!.displayName }
+    let names = try (1...10).map {
+      try ValenceClass(valence: MoodTranslation.valence(forScore: $0))!.displayName
+    }
     #expect(
       names == [
         "Very Unpleasant", "Very Unpleasant", "Unpleasant", "Slightly Unpleasant", "Neutral", "Neutral",

@@ -47,7 +47,10 @@ import Testing
     #expect(try await fixture.log(6, notes: "ok") == .unchanged(first.entry))
     fixture.clock.advance(by: 60)
     let updated = try await fixture.log(9, notes: "great news")
-    guard case .updated(let entry) = updated else { Issue.record("expected updated, got \(updated)"); return }
+    guard case .updated(let entry) = updated else {
+      Issue.record("expected updated, got \(updated)")
+      return
+    }
     #expect(entry.id == first.entry.id)
     #expect(try await fixture.repository.entry(id: entry.id, userID: "alice") == entry)
     #expect(try fixture.count("SELECT COUNT(*) FROM mood_entries") == 1)
@@ -61,7 +64,8 @@ import Testing
     try await fixture.log(6)
     fixture.clock.advance(by: 120)
     try await fixture.log(6)
-    let days = try await fixture.repository.dailyMoods(userID: "alice", days: day("2026-01-01")...day("2026-01-31"))
+    let days = try await fixture.repository.dailyMoods(
+      userID: "alice", days: day("2026-01-01")...day("2026-01-31"))
     #expect(days.map(\.day) == [day("2026-01-05"), day("2026-01-06")])
     #expect(try await fixture.repository.dailyMood(userID: "alice", day: day("2026-01-06"))?.score == 6)
   }
@@ -150,7 +154,8 @@ import Testing
         sql: "UPDATE mood_entries SET labels = 'depressed,relaxed,unknownFutureLabel' WHERE id = ?",
         arguments: [entry.id.uuidString])
     }
-    #expect(try await fixture.repository.entry(id: entry.id, userID: "alice")?.labels == [.hopeless, .peaceful])
+    #expect(
+      try await fixture.repository.entry(id: entry.id, userID: "alice")?.labels == [.hopeless, .peaceful])
   }
 
   @Test func entriesSurviveReopeningAWALDatabase() async throws {
@@ -282,8 +287,10 @@ import Testing
       id: UUID(), date: moment("2026-01-09T20:00"), kind: .momentaryEmotion, valence: -0.2,
       labels: [.drained], associations: [.work], updatedAt: moment("2026-01-09T20:00"))
     try await fixture.healthStore.save(foreign, userID: "alice")
-    #expect(try await fixture.importer.importSamples(in: .week) == .init(created: 1, updated: 0, unchanged: 1))
-    #expect(try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 2))
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 1, updated: 0, unchanged: 1))
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 2))
     let imported = try #require(try await fixture.repository.entry(id: foreign.id, userID: "alice"))
     #expect(imported.source == .healthStore)
     #expect(imported.score == 5)

@@ -13,8 +13,14 @@ import Testing
     try migrator.migrate(queue, upTo: MoodSchema.progressEntriesMigration)
     try queue.write { db in
       let rows: [(String, String, String, Double, String, String?, String)] = [
-        ("0B0E2F3A-0000-4000-8000-000000000001", "alice", "mood_score", 8, "2025-12-01 08:00:00.000", "excited!", "synced"),
-        ("0B0E2F3A-0000-4000-8000-000000000002", "alice", "mood_score", 2, "2025-12-01 22:30:00.000", "  ", "pending"),
+        (
+          "0B0E2F3A-0000-4000-8000-000000000001", "alice", "mood_score", 8, "2025-12-01 08:00:00.000",
+          "excited!", "synced"
+        ),
+        (
+          "0B0E2F3A-0000-4000-8000-000000000002", "alice", "mood_score", 2, "2025-12-01 22:30:00.000", "  ",
+          "pending"
+        ),
         ("legacy-3", "alice", "mood_score", 1, "2025-12-02", "so lonely", "pending"),
         ("legacy-4", "alice", "steps", 9_000, "2025-12-02 10:00:00.000", nil, "synced"),
         ("legacy-5", "bob", "mood_score", 5, "2025-12-01 09:00:00.000", nil, "synced"),
@@ -38,7 +44,10 @@ import Testing
     let all = DateInterval(start: moment("2025-11-01T00:00"), end: moment("2026-01-01T00:00"))
     let alice = try await repository.entries(userID: "alice", in: all)
     #expect(alice.map(\.score) == [8, 2, 1])
-    #expect(alice.map(\.labels) == [[.happy, .confident, .excited], [.anxious, .worried], [.sad, .hopeless, .lonely]])
+    #expect(
+      alice.map(\.labels) == [
+        [.happy, .confident, .excited], [.anxious, .worried], [.sad, .hopeless, .lonely],
+      ])
     #expect(abs(alice[0].valence - 0.5556) < 0.0001)
     #expect(alice[0].notes == "excited!")
     #expect(alice[1].notes == nil)
@@ -70,7 +79,8 @@ import Testing
       try MoodSchema.convertLegacyMoodScores(db, timeZone: TimeZone(identifier: "Europe/Berlin")!)
     }
     #expect(created == 0)
-    #expect(try queue.read { try Row.fetchAll($0, sql: "SELECT * FROM mood_entries ORDER BY id") } == snapshot)
+    #expect(
+      try queue.read { try Row.fetchAll($0, sql: "SELECT * FROM mood_entries ORDER BY id") } == snapshot)
     #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM outbox") } == 2)
     try migrator.migrate(queue)
     #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM mood_entries") } == 4)

@@ -21,7 +21,8 @@ enum MoodBenchmark {
     MoodSchema.registerMigrations(in: &migrator, legacyTimeZone: TimeZone(identifier: "UTC")!)
     try migrator.migrate(pool)
 
-    let clock = ManualClock(now: Date(timeIntervalSince1970: 1_767_614_400), timeZone: TimeZone(identifier: "UTC")!)
+    let clock = ManualClock(
+      now: Date(timeIntervalSince1970: 1_767_614_400), timeZone: TimeZone(identifier: "UTC")!)
     let fillSeconds = try fill(pool, count: count, endingAt: clock.now)
     print("fill: \(count) entries over \(years) years in \(format(fillSeconds)) s")
 
@@ -47,7 +48,9 @@ enum MoodBenchmark {
       print("MISMATCH: indexed \(indexed) (\(listed) entries) vs naive \(naive) (\(naiveListed) entries)")
       return
     }
-    print("30-day history: \(listed) entries, average \(format(indexed.average ?? 0)), streak \(indexed.streak) days")
+    print(
+      "30-day history: \(listed) entries, average \(format(indexed.average ?? 0)), streak \(indexed.streak) days"
+    )
     print("indexed statistics (history screen): median \(milliseconds(statisticsTime)) ms  (target <= 5 ms)")
     print("indexed entries + statistics:        median \(milliseconds(historyTime)) ms")
     print("naive fetch-all, filter, sort:       median \(milliseconds(naiveTime)) ms")
@@ -136,13 +139,16 @@ enum MoodBenchmark {
     return (
       inRange.count,
       MoodStatistics(
-        count: inRange.count, average: scores.isEmpty ? nil : Double(scores.reduce(0, +)) / Double(scores.count),
+        count: inRange.count,
+        average: scores.isEmpty ? nil : Double(scores.reduce(0, +)) / Double(scores.count),
         highest: scores.max(), lowest: scores.min(), latest: inRange.last,
         streak: currentStreak(days: Set(all.map(\.0.day)), today: today))
     )
   }
 
-  private static func measureSaves(repository: SQLiteMoodRepository, clock: ManualClock, total: Int) async throws {
+  private static func measureSaves(repository: SQLiteMoodRepository, clock: ManualClock, total: Int)
+    async throws
+  {
     let batchSize = 1_000
     var made = 0
     func nextBatch(_ size: Int) throws -> [(entry: MoodEntry, outbox: OutboxRow)] {
@@ -152,7 +158,8 @@ enum MoodBenchmark {
         let date = clock.now.addingTimeInterval(-Double(made))
         let entry = MoodEntry(
           id: UUID(), userID: "saver", date: date, day: MoodDay(date, in: clock.calendar), score: score,
-          valence: try MoodTranslation.valence(forScore: score), labels: try MoodTranslation.labels(forScore: score),
+          valence: try MoodTranslation.valence(forScore: score),
+          labels: try MoodTranslation.labels(forScore: score),
           associations: [.work], notes: "bench", kind: .momentaryEmotion, createdAt: date, updatedAt: date)
         return (entry, OutboxRow.mood(entry, operation: .create, id: UUID(), now: date))
       }
@@ -161,7 +168,9 @@ enum MoodBenchmark {
     let start = ContinuousClock.now
     for batch in batches { try await repository.save(batch) }
     let batched = Double(batches.count * batchSize) / seconds(since: start)
-    print("batched saves with outbox row:       \(Int(batched))/s  (\(batches.count) x \(batchSize), target >= 5000/s)")
+    print(
+      "batched saves with outbox row:       \(Int(batched))/s  (\(batches.count) x \(batchSize), target >= 5000/s)"
+    )
 
     let singles = try nextBatch(500)
     let singleStart = ContinuousClock.now

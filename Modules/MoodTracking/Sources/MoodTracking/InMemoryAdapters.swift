@@ -107,7 +107,12 @@ public final class InMemoryMoodRepository: MoodRepository {
   }
 
   public func save(_ entry: MoodEntry, outbox row: OutboxRow) throws {
-    if let error = failNextSave.withLock({ error in defer { error = nil }; return error }) { throw error }
+    if let error = failNextSave.withLock({ error in
+      defer { error = nil }
+      return error
+    }) {
+      throw error
+    }
     state.withLock { state in
       outbox.withRows { InMemoryOutbox.enqueue(row, into: &$0) }
       state.saves += 1

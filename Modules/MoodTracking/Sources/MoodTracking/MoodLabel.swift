@@ -9,12 +9,15 @@ public enum MoodLabel: String, CaseIterable, Codable, Sendable, Hashable {
 
   /// Reads a stored or received spelling, including the names older data used.
   public init?(storedName: String) {
-    switch storedName {
-    case "depressed": self = .hopeless
-    case "relaxed": self = .peaceful
-    default: self.init(rawValue: storedName)
-    }
+    guard let label = Self.byStoredName[storedName] else { return nil }
+    self = label
   }
+
+  /// A hash lookup: storage reads decode a few labels per row.
+  private static let byStoredName: [String: MoodLabel] = Dictionary(
+    uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) } + [
+      ("depressed", .hopeless), ("relaxed", .peaceful),
+    ])
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
@@ -33,6 +36,13 @@ public enum MoodLabel: String, CaseIterable, Codable, Sendable, Hashable {
 public enum MoodAssociation: String, CaseIterable, Codable, Sendable, Hashable {
   case community, currentEvents, dating, education, family, fitness, friends, health, hobbies
   case identity, money, partner, selfCare, spirituality, tasks, travel, work, weather
+
+  public init?(storedName: String) {
+    guard let association = Self.byStoredName[storedName] else { return nil }
+    self = association
+  }
+
+  private static let byStoredName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 
   public var displayName: String {
     switch self {

@@ -63,15 +63,21 @@ public enum MoodTranslation {
 
   /// Whole lowercase words (with the plural or -ing forms people write) per association.
   public static let associationKeywords: [MoodAssociation: Set<String>] = [
-    .community: ["community", "neighbor", "neighbors", "neighbour", "neighbours", "volunteer", "volunteering"],
+    .community: [
+      "community", "neighbor", "neighbors", "neighbour", "neighbours", "volunteer", "volunteering",
+    ],
     .currentEvents: ["news", "election", "politics", "war"],
     .dating: ["date", "dating", "crush", "tinder"],
-    .education: ["school", "exam", "exams", "study", "studying", "class", "lecture", "university", "homework"],
+    .education: [
+      "school", "exam", "exams", "study", "studying", "class", "lecture", "university", "homework",
+    ],
     .family: [
       "family", "mom", "mum", "dad", "parents", "mother", "father", "sister", "brother", "kids", "son",
       "daughter",
     ],
-    .fitness: ["gym", "run", "running", "workout", "exercise", "yoga", "swim", "swimming", "hike", "training"],
+    .fitness: [
+      "gym", "run", "running", "workout", "exercise", "yoga", "swim", "swimming", "hike", "training",
+    ],
     .friends: ["friend", "friends", "buddy", "party"],
     .health: ["sick", "ill", "doctor", "health", "pain", "headache", "sleep", "slept", "tired", "therapy"],
     .hobbies: ["hobby", "painting", "guitar", "piano", "gaming", "reading", "gardening", "cooking", "music"],

@@ -39,8 +39,10 @@ public enum ValenceClass: Int, CaseIterable, Sendable, Comparable {
     case .veryUnpleasant:
       [.hopeless, .sad, .lonely, .anxious, .worried, .overwhelmed, .ashamed, .scared, .angry, .disgusted]
     case .unpleasant:
-      [.frustrated, .annoyed, .anxious, .worried, .stressed, .angry, .disappointed, .discouraged,
-       .guilty, .embarrassed, .jealous, .drained]
+      [
+        .frustrated, .annoyed, .anxious, .worried, .stressed, .angry, .disappointed, .discouraged,
+        .guilty, .embarrassed, .jealous, .drained,
+      ]
     case .slightlyUnpleasant:
       [.irritated, .annoyed, .frustrated, .disappointed, .drained, .worried, .indifferent]
     case .neutral: [.calm, .content, .indifferent, .peaceful, .surprised]

@@ -13,36 +13,42 @@ enum OutboxRows {
   /// Inserts the row, or folds it into the entity's unsent row (see `OutboxRow.coalescing`).
   static func enqueue(_ row: OutboxRow, in db: Database) throws {
     let unsent = try Row.fetchOne(
-      db.cachedStatement(sql: """
-        SELECT \(columns) FROM outbox
-        WHERE user_id = ? AND entity = ? AND entity_id = ? AND status != 'synced'
-        """), arguments: [row.userID, row.entity.rawValue, row.entityID]
+      db.cachedStatement(
+        sql: """
+          SELECT \(columns) FROM outbox
+          WHERE user_id = ? AND entity = ? AND entity_id = ? AND status != 'synced'
+          """), arguments: [row.userID, row.entity.rawValue, row.entityID]
     ).map(outboxRow)
     guard let unsent else {
       try insert(row, in: db)
       return
     }
     guard let merged = unsent.coalescing(row) else {
-      try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?").execute(arguments: [unsent.id.uuidString])
+      try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?").execute(arguments: [unsent.id.uuidString]
+      )
       return
     }
-    try db.cachedStatement(sql: """
+    try db.cachedStatement(
+      sql: """
         UPDATE outbox SET operation = ?, payload = ?, revision = ?, backend_id = ?, attempts = ?,
           next_attempt_at = ?, status = ?, last_error = ?
         WHERE id = ?
-        """).execute(arguments: [
-        merged.operation.rawValue, merged.payload, merged.revision, merged.backendID, merged.attempts,
-        merged.nextAttemptAt.timeIntervalSince1970, merged.status.rawValue, merged.lastError,
-        merged.id.uuidString,
-      ])
+        """
+    ).execute(arguments: [
+      merged.operation.rawValue, merged.payload, merged.revision, merged.backendID, merged.attempts,
+      merged.nextAttemptAt.timeIntervalSince1970, merged.status.rawValue, merged.lastError,
+      merged.id.uuidString,
+    ])
   }
 
   static func insert(_ row: OutboxRow, in db: Database) throws {
-    try db.cachedStatement(sql: "INSERT INTO outbox (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").execute(arguments: [
-        row.id.uuidString, row.userID, row.entity.rawValue, row.entityID, row.operation.rawValue,
-        row.payload, row.revision, row.backendID, row.attempts, row.nextAttemptAt.timeIntervalSince1970,
-        row.status.rawValue, row.lastError, row.createdAt.timeIntervalSince1970,
-      ])
+    try db.cachedStatement(
+      sql: "INSERT INTO outbox (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    ).execute(arguments: [
+      row.id.uuidString, row.userID, row.entity.rawValue, row.entityID, row.operation.rawValue,
+      row.payload, row.revision, row.backendID, row.attempts, row.nextAttemptAt.timeIntervalSince1970,
+      row.status.rawValue, row.lastError, row.createdAt.timeIntervalSince1970,
+    ])
   }
 
   static func outboxRow(_ row: Row) -> OutboxRow {

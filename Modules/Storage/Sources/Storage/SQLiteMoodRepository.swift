@@ -40,25 +40,30 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry] {
     try await writer.read { db in
-      try Row.fetchAll(
-        db.cachedStatement(sql: """
-          SELECT \(MoodRows.columns) FROM mood_entries
-          WHERE user_id = ? AND kind = 'dailyMood' AND day BETWEEN ? AND ?
-          ORDER BY day
-          """), arguments: [userID, days.lowerBound.description, days.upperBound.description]
-      ).map(MoodRows.entry)
+      try Array(
+        Row.fetchCursor(
+          db.cachedStatement(
+            sql: """
+              SELECT \(MoodRows.columns) FROM mood_entries
+              WHERE user_id = ? AND kind = 'dailyMood' AND day BETWEEN ? AND ?
+              ORDER BY day
+              """), arguments: [userID, days.lowerBound.description, days.upperBound.description]
+        ).map(MoodRows.entry))
     }
   }
 
   public func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry] {
     try await writer.read { db in
-      try Row.fetchAll(
-        db.cachedStatement(sql: """
-          SELECT \(MoodRows.columns) FROM mood_entries
-          WHERE user_id = ? AND date >= ? AND date < ?
-          ORDER BY date, save_seq
-          """), arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
-      ).map(MoodRows.entry)
+      try Array(
+        Row.fetchCursor(
+          db.cachedStatement(
+            sql: """
+              SELECT \(MoodRows.columns) FROM mood_entries
+              WHERE user_id = ? AND date >= ? AND date < ?
+              ORDER BY date, save_seq
+              """),
+          arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+        ).map(MoodRows.entry))
     }
   }
 
@@ -67,17 +72,19 @@ public final class SQLiteMoodRepository: MoodRepository {
     -> [MoodEntry]
   {
     try await writer.read { db in
-      try Row.fetchAll(
-        db.cachedStatement(sql: """
-          SELECT \(MoodRows.columns) FROM mood_entries
-          WHERE user_id = ? AND date >= ? AND date < ?
-            AND id IN (SELECT entry_id FROM mood_entry_labels WHERE label = ?)
-          ORDER BY date, save_seq
-          """),
-        arguments: [
-          userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970, label.rawValue,
-        ]
-      ).map(MoodRows.entry)
+      try Array(
+        Row.fetchCursor(
+          db.cachedStatement(
+            sql: """
+              SELECT \(MoodRows.columns) FROM mood_entries
+              WHERE user_id = ? AND date >= ? AND date < ?
+                AND id IN (SELECT entry_id FROM mood_entry_labels WHERE label = ?)
+              ORDER BY date, save_seq
+              """),
+          arguments: [
+            userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970, label.rawValue,
+          ]
+        ).map(MoodRows.entry))
     }
   }
 
@@ -89,16 +96,18 @@ public final class SQLiteMoodRepository: MoodRepository {
     ]
     return try await writer.read { db in
       let aggregates = try Row.fetchOne(
-        db.cachedStatement(sql: """
-          SELECT COUNT(*), AVG(score), MAX(score), MIN(score) FROM mood_entries
-          WHERE user_id = ? AND date >= ? AND date < ?
-          """), arguments: bounds)!
+        db.cachedStatement(
+          sql: """
+            SELECT COUNT(*), AVG(score), MAX(score), MIN(score) FROM mood_entries
+            WHERE user_id = ? AND date >= ? AND date < ?
+            """), arguments: bounds)!
       let latest = try Row.fetchOne(
-        db.cachedStatement(sql: """
-          SELECT \(MoodRows.columns) FROM mood_entries
-          WHERE user_id = ? AND date >= ? AND date < ?
-          ORDER BY date DESC, save_seq DESC LIMIT 1
-          """), arguments: bounds
+        db.cachedStatement(
+          sql: """
+            SELECT \(MoodRows.columns) FROM mood_entries
+            WHERE user_id = ? AND date >= ? AND date < ?
+            ORDER BY date DESC, save_seq DESC LIMIT 1
+            """), arguments: bounds
       ).map(MoodRows.entry)
       return MoodStatistics(
         count: aggregates[0], average: aggregates[1], highest: aggregates[2], lowest: aggregates[3],
@@ -108,36 +117,40 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func count(userID: String) async throws -> Int {
     try await writer.read { db in
-      try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM mood_entries WHERE user_id = ?"), arguments: [userID])!
+      try Int.fetchOne(
+        db.cachedStatement(sql: "SELECT COUNT(*) FROM mood_entries WHERE user_id = ?"), arguments: [userID])!
     }
   }
 
   public func latest(userID: String) async throws -> MoodEntry? {
     try await writer.read { db in
       try Row.fetchOne(
-        db.cachedStatement(sql: """
-          SELECT \(MoodRows.columns) FROM mood_entries WHERE user_id = ?
-          ORDER BY date DESC, save_seq DESC LIMIT 1
-          """), arguments: [userID]
+        db.cachedStatement(
+          sql: """
+            SELECT \(MoodRows.columns) FROM mood_entries WHERE user_id = ?
+            ORDER BY date DESC, save_seq DESC LIMIT 1
+            """), arguments: [userID]
       ).map(MoodRows.entry)
     }
   }
 
-  /// Days d ≤ today, newest first, numbered r = 0, 1, …: the streak is the run where
-  /// d + r = anchor, the latest day with an entry if that is today or yesterday.
+  /// Walks the user's days newest first and stops at the first gap, so a short streak
+  /// reads a few rows; the anchor is today, or yesterday when today has no entry yet.
   static func streak(_ db: Database, userID: String, today: MoodDay) throws -> Int {
-    try Int.fetchOne(
+    var expected = today.dayNumber
+    var streak = 0
+    let days = try Int.fetchCursor(
       db.cachedStatement(
         sql: """
-          WITH anchor(day) AS (
-            SELECT MAX(day_number) FROM mood_days WHERE user_id = :user AND day_number <= :today
-          )
-          SELECT COUNT(*) FROM (
-            SELECT day_number, ROW_NUMBER() OVER (ORDER BY day_number DESC) - 1 AS r
-            FROM mood_days WHERE user_id = :user AND day_number <= :today
-          )
-          WHERE day_number + r = (SELECT day FROM anchor WHERE day >= :today - 1)
-          """),
-      arguments: ["user": userID, "today": today.dayNumber])!
+          SELECT day_number FROM mood_days WHERE user_id = ? AND day_number <= ?
+          ORDER BY day_number DESC
+          """), arguments: [userID, expected])
+    while let day = try days.next() {
+      if streak == 0 && day == today.dayNumber - 1 { expected = day }
+      guard day == expected else { break }
+      streak += 1
+      expected -= 1
+    }
+    return streak
   }
 }

@@ -12,7 +12,8 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
 
   public func save(_ sample: StateOfMindSample, userID: String) async throws {
     try await writer.write { db in
-      try db.cachedStatement(sql: """
+      try db.cachedStatement(
+        sql: """
           INSERT INTO state_of_mind_samples
             (id, user_id, date, kind, valence, labels, associations, updated_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -20,22 +21,25 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
             date = excluded.date, kind = excluded.kind, valence = excluded.valence,
             labels = excluded.labels, associations = excluded.associations,
             updated_at = excluded.updated_at
-          """).execute(arguments: [
-          sample.id.uuidString, userID, sample.date.timeIntervalSince1970, sample.kind.rawValue,
-          sample.valence, MoodRows.joined(sample.labels), MoodRows.joined(sample.associations),
-          sample.updatedAt.timeIntervalSince1970,
-        ])
+          """
+      ).execute(arguments: [
+        sample.id.uuidString, userID, sample.date.timeIntervalSince1970, sample.kind.rawValue,
+        sample.valence, MoodRows.joined(sample.labels), MoodRows.joined(sample.associations),
+        sample.updatedAt.timeIntervalSince1970,
+      ])
     }
   }
 
   public func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample] {
     try await writer.read { db in
       try Row.fetchAll(
-        db.cachedStatement(sql: """
-          SELECT id, date, kind, valence, labels, associations, updated_at
-          FROM state_of_mind_samples WHERE user_id = ? AND date >= ? AND date < ?
-          ORDER BY date
-          """), arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+        db.cachedStatement(
+          sql: """
+            SELECT id, date, kind, valence, labels, associations, updated_at
+            FROM state_of_mind_samples WHERE user_id = ? AND date >= ? AND date < ?
+            ORDER BY date
+            """),
+        arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
       ).map { row in
         StateOfMindSample(
           id: UUID(uuidString: row[0]) ?? UUID(), date: Date(timeIntervalSince1970: row[1]),
@@ -49,7 +53,8 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   public func count(userID: String) async throws -> Int {
     try await writer.read { db in
       try Int.fetchOne(
-        db.cachedStatement(sql: "SELECT COUNT(*) FROM state_of_mind_samples WHERE user_id = ?"), arguments: [userID])!
+        db.cachedStatement(sql: "SELECT COUNT(*) FROM state_of_mind_samples WHERE user_id = ?"),
+        arguments: [userID])!
     }
   }
 }
