@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "Storage", targets: ["Storage"]),
     .library(name: "Experiments", targets: ["Experiments"]),
     .library(name: "Journal", targets: ["Journal"]),
+    .library(name: "MoodTracking", targets: ["MoodTracking"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -24,19 +25,20 @@ let package = Package(
     .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
+    .target(name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
     .target(
       name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal",
       resources: [.process("Resources")]
     ),
     .target(
       name: "Storage",
-      dependencies: ["FlowKit", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["FlowKit", "MoodTracking", "Journal", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Modules/Storage/Sources/Storage"
     ),
     .target(
       name: "WellflowCore",
       dependencies: [
-        "FlowKit", "Onboarding", "Storage",
+        "FlowKit", "Onboarding", "Journal", "MoodTracking", "Storage",
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
@@ -46,11 +48,18 @@ let package = Package(
       dependencies: ["WellflowCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Apps/Wellflow/Sources/wellflow"
     ),
-    .executableTarget(name: "wellflow-bench", dependencies: ["WellflowCore", "FlowKit", "Onboarding", "Experiments"], path: "Tools/Bench"),
+    .executableTarget(name: "wellflow-bench", dependencies: [
+        "WellflowCore", "FlowKit", "Onboarding", "Experiments", "MoodTracking", "Storage",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ], path: "Tools/Bench"),
 
     .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit"]),
-    .testTarget(name: "StorageTests", dependencies: ["Storage", "FlowKit"]),
+    .testTarget(
+      name: "StorageTests",
+      dependencies: ["Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
+    .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
     .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit"]),

@@ -81,16 +81,16 @@ struct KeyValueStoreTests {
   @Test func migrationsAreIdempotentOnReopen() throws {
     let directory = TemporaryDirectory()
     let first = try WellflowDatabase.open(directory: directory.url)
-    let applied = try first.writer.read { try WellflowDatabase.migrator.appliedIdentifiers($0) }
-    #expect(applied == ["keyValues"])
+    let applied = try first.writer.read { try WellflowDatabase.migrator().appliedIdentifiers($0) }
+    #expect(applied == ["v1_progressEntries", "v2_moodEntries", "keyValues", "journalEntries"])
     try SQLiteKeyValueStore(database: first, userID: "alice").set("kept", forKey: "k")
 
     for _ in 0..<2 {
       let again = try WellflowDatabase.open(directory: directory.url)
       let (reapplied, complete) = try again.writer.read { db in
         (
-          try WellflowDatabase.migrator.appliedIdentifiers(db),
-          try WellflowDatabase.migrator.hasCompletedMigrations(db)
+          try WellflowDatabase.migrator().appliedIdentifiers(db),
+          try WellflowDatabase.migrator().hasCompletedMigrations(db)
         )
       }
       #expect(reapplied == applied)

@@ -41,7 +41,7 @@ struct ScriptValidationTests {
     #expect(
       try problems(steps: "  - start: onbording")
         == ["s.yaml:3:12: unknown flow 'onbording' (did you mean 'onboarding'?)"])
-    #expect(try problems(steps: "  - start: {flow: journal}") == ["s.yaml:3:12: unknown flow 'journal'"])
+    #expect(try problems(steps: "  - start: {flow: gratitude}") == ["s.yaml:3:12: unknown flow 'gratitude'"])
   }
 
   @Test func unknownVariant() throws {
@@ -167,7 +167,7 @@ struct ScriptValidationTests {
       steps:
         - launch
         - tapp: continue
-        - start: journal
+        - start: gratitude
         - expect: {data: {mood.count: 1}}
         - sync
       """)
@@ -178,7 +178,7 @@ struct ScriptValidationTests {
     #expect(
       workspace.relative(outcome.err) == [
         "b-bad.yaml:4:5: unknown command 'tapp' (did you mean 'tap'?)",
-        "b-bad.yaml:5:12: unknown flow 'journal'",
+        "b-bad.yaml:5:12: unknown flow 'gratitude'",
         "b-bad.yaml:6:21: unknown query 'mood.count'",
         "b-bad.yaml:7:5: 'sync' needs the sync feature (outbox processor and backend), which this build does not have yet",
         "c-bad.yaml:2:21: undefined variable ${X} (no variables are defined)",

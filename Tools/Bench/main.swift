@@ -15,7 +15,7 @@ while index < arguments.count {
     index += 1
   }
 }
-let all = ["onboarding", "experiments"]
+let all = ["onboarding", "experiments", "mood"]
 let unknown = names.filter { !all.contains($0) }
 guard unknown.isEmpty else {
   FileHandle.standardError.write(
@@ -27,6 +27,7 @@ for name in names.isEmpty ? all : names {
   switch name {
   case "onboarding": try await OnboardingBenchmark.run(scale: scale)
   case "experiments": ExperimentsBenchmark.run(scale: scale)
+  case "mood": try await MoodBenchmark.run(scale: scale)
   default: break
   }
 }

@@ -1,12 +1,13 @@
 import FlowKit
 import Foundation
+import Journal
 import Onboarding
 import Storage
 
 /// The composition root: which features the app ships and which adapters serve their
 /// ports. Swapping an adapter is a change here and nowhere else.
 public enum WellflowApp {
-  public static let features: [any FlowFeature.Type] = [OnboardingFeature.self]
+  public static let features: [any FlowFeature.Type] = [OnboardingFeature.self, JournalFeature.self]
 
   public static func makeRegistry() throws(RegistryError) -> FlowRegistry {
     var registry = FlowRegistry()
@@ -37,6 +38,7 @@ public final class AppSession {
   public private(set) var host: FlowHost?
   private var database: WellflowDatabase?
   private lazy var memoryStore = InMemoryKeyValueStore()
+  private lazy var memoryJournal = InMemoryJournalRepository()
 
   public init(
     registry: FlowRegistry, dataDirectory: URL, clock: ManualClock, userID: String,
@@ -55,16 +57,19 @@ public final class AppSession {
   public func open() throws -> FlowHost {
     if let host { return host }
     let keyValueStore: any KeyValueStore
+    var services = Services()
     switch storage {
     case .sqlite:
-      let database = try WellflowDatabase.open(directory: dataDirectory)
+      let database = try WellflowDatabase.open(directory: dataDirectory, legacyTimeZone: clock.timeZone)
       keyValueStore = SQLiteKeyValueStore(database: database, userID: userID)
+      services[JournalRepositoryKey.self] = SQLiteJournalRepository(database: database, clock: clock)
       self.database = database
     case .memory:
       keyValueStore = memoryStore
+      services[JournalRepositoryKey.self] = memoryJournal
     }
     let environment = HostEnvironment(
-      userID: userID, clock: clock, keyValueStore: keyValueStore, analytics: analytics)
+      userID: userID, clock: clock, keyValueStore: keyValueStore, analytics: analytics, services: services)
     let host = try FlowHost(registry: registry, environment: environment, workMode: .deferred)
     self.host = host
     return host

@@ -8,19 +8,20 @@ public final class WellflowDatabase: Sendable {
 
   public let writer: any DatabaseWriter
 
-  public init(writer: any DatabaseWriter) throws {
+  /// `legacyTimeZone` places old progress rows on the user's calendar days.
+  public init(writer: any DatabaseWriter, legacyTimeZone: TimeZone = .current) throws {
     self.writer = writer
-    try Self.migrator.migrate(writer)
+    try Self.migrator(legacyTimeZone: legacyTimeZone).migrate(writer)
   }
 
   /// Opens (or creates) the database in `directory`; `relaunch` reopens the same file.
-  public static func open(directory: URL) throws -> WellflowDatabase {
+  public static func open(directory: URL, legacyTimeZone: TimeZone = .current) throws -> WellflowDatabase {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     var configuration = Configuration()
     configuration.busyMode = .timeout(5)
     let pool = try DatabasePool(
       path: directory.appendingPathComponent(fileName).path, configuration: configuration)
-    return try WellflowDatabase(writer: pool)
+    return try WellflowDatabase(writer: pool, legacyTimeZone: legacyTimeZone)
   }
 
   /// A private in-memory database, for tests and benchmarks.
@@ -29,8 +30,10 @@ public final class WellflowDatabase: Sendable {
   }
 
   /// The schema, in order. Migrations are append-only: a shipped one never changes.
-  public static var migrator: DatabaseMigrator {
+  public static func migrator(legacyTimeZone: TimeZone = .current) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()
+    // The first migrations recreate the original mood tracking schema and convert it.
+    MoodSchema.registerMigrations(in: &migrator, legacyTimeZone: legacyTimeZone)
     migrator.registerMigration("keyValues") { db in
       try db.create(table: "key_values") { table in
         table.column("user_id", .text).notNull()
@@ -39,6 +42,7 @@ public final class WellflowDatabase: Sendable {
         table.primaryKey(["user_id", "key"])
       }
     }
+    SQLiteJournalRepository.registerMigrations(in: &migrator)
     return migrator
   }
 }

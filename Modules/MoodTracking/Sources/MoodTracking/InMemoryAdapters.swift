@@ -1,0 +1,179 @@
+import FlowKit
+import Foundation
+
+/// The current streak from a user's days with entries: consecutive days ending today,
+/// or yesterday when today has none yet.
+public func currentStreak(days: Set<MoodDay>, today: MoodDay) -> Int {
+  var day = days.contains(today) ? today : today.adding(days: -1)
+  var streak = 0
+  while days.contains(day) {
+    streak += 1
+    day = day.adding(days: -1)
+  }
+  return streak
+}
+
+/// An outbox in memory, for unit tests and previews.
+public final class InMemoryOutbox: Outbox {
+  private let rows = Locked<[OutboxRow]>([])
+
+  public init() {}
+
+  public var all: [OutboxRow] { rows.current }
+
+  public func enqueue(_ row: OutboxRow) {
+    rows.withLock { Self.enqueue(row, into: &$0) }
+  }
+
+  static func enqueue(_ row: OutboxRow, into rows: inout [OutboxRow]) {
+    guard
+      let index = rows.firstIndex(where: {
+        $0.userID == row.userID && $0.entity == row.entity && $0.entityID == row.entityID
+          && $0.status != .synced
+      })
+    else {
+      rows.append(row)
+      return
+    }
+    if let merged = rows[index].coalescing(row) {
+      rows[index] = merged
+    } else {
+      rows.remove(at: index)
+    }
+  }
+
+  func withRows<Result>(_ body: (inout [OutboxRow]) -> Result) -> Result { rows.withLock(body) }
+
+  public func pending(userID: String, dueAt: Date?, limit: Int) -> [OutboxRow] {
+    let due = rows.current.filter { row in
+      row.userID == userID && row.status == .pending && (dueAt.map { row.nextAttemptAt <= $0 } ?? true)
+    }
+    return Array(due.sorted { $0.createdAt < $1.createdAt }.prefix(limit))
+  }
+
+  public func markSynced(id: UUID, revision: Int, backendID: String?) {
+    update(id) { row in
+      row.backendID = backendID ?? row.backendID
+      if row.revision == revision { row.status = .synced }
+    }
+  }
+
+  public func markFailed(id: UUID, reason: String) {
+    update(id) { row in
+      row.status = .failed
+      row.lastError = reason
+    }
+  }
+
+  public func scheduleRetry(id: UUID, at date: Date, reason: String) {
+    update(id) { row in
+      row.attempts += 1
+      row.nextAttemptAt = date
+      row.lastError = reason
+    }
+  }
+
+  public func pendingCount(userID: String) -> Int {
+    rows.current.count { $0.userID == userID && $0.status == .pending }
+  }
+
+  public func failedCount(userID: String) -> Int {
+    rows.current.count { $0.userID == userID && $0.status == .failed }
+  }
+
+  private func update(_ id: UUID, _ change: (inout OutboxRow) -> Void) {
+    rows.withLock { rows in
+      if let index = rows.firstIndex(where: { $0.id == id }) { change(&rows[index]) }
+    }
+  }
+}
+
+/// A mood repository in memory, for unit tests and previews. It writes outbox rows to
+/// the given `InMemoryOutbox` under the same lock as the entry, like one transaction.
+public final class InMemoryMoodRepository: MoodRepository {
+  private struct State {
+    var entries: [UUID: MoodEntry] = [:]
+    var saveOrder: [UUID: Int] = [:]
+    var saves = 0
+  }
+
+  private let state = Locked(State())
+  public let outbox: InMemoryOutbox
+  /// When set, the next save fails with it and writes nothing.
+  public let failNextSave = Locked<(any Error)?>(nil)
+
+  public init(outbox: InMemoryOutbox = InMemoryOutbox()) {
+    self.outbox = outbox
+  }
+
+  public func save(_ entry: MoodEntry, outbox row: OutboxRow) throws {
+    if let error = failNextSave.withLock({ error in
+      defer { error = nil }
+      return error
+    }) {
+      throw error
+    }
+    state.withLock { state in
+      outbox.withRows { InMemoryOutbox.enqueue(row, into: &$0) }
+      state.saves += 1
+      state.entries[entry.id] = entry
+      state.saveOrder[entry.id] = state.saves
+    }
+  }
+
+  public func entry(id: UUID, userID: String) -> MoodEntry? {
+    state.current.entries[id].flatMap { $0.userID == userID ? $0 : nil }
+  }
+
+  public func dailyMoods(userID: String, days: ClosedRange<MoodDay>) -> [MoodEntry] {
+    userEntries(userID).filter { $0.kind == .dailyMood && days.contains($0.day) }.sorted { $0.day < $1.day }
+  }
+
+  public func entries(userID: String, in interval: DateInterval) -> [MoodEntry] {
+    userEntries(userID).filter { $0.date >= interval.start && $0.date < interval.end }
+  }
+
+  public func statistics(userID: String, in interval: DateInterval, today: MoodDay) -> MoodStatistics {
+    let all = userEntries(userID)
+    let inRange = all.filter { $0.date >= interval.start && $0.date < interval.end }
+    let scores = inRange.map(\.score)
+    return MoodStatistics(
+      count: inRange.count,
+      average: scores.isEmpty ? nil : Double(scores.reduce(0, +)) / Double(scores.count),
+      highest: scores.max(), lowest: scores.min(), latest: inRange.last,
+      streak: currentStreak(days: Set(all.map(\.day)), today: today))
+  }
+
+  public func count(userID: String) -> Int { userEntries(userID).count }
+
+  public func latest(userID: String) -> MoodEntry? { userEntries(userID).last }
+
+  /// The user's entries ascending by date, then save order.
+  private func userEntries(_ userID: String) -> [MoodEntry] {
+    let state = state.current
+    return state.entries.values.filter { $0.userID == userID }.sorted {
+      ($0.date, state.saveOrder[$0.id] ?? 0) < ($1.date, state.saveOrder[$1.id] ?? 0)
+    }
+  }
+}
+
+/// A state-of-mind store in memory, for unit tests and previews.
+public final class InMemoryStateOfMindStore: StateOfMindStore {
+  private let samples = Locked<[String: [UUID: StateOfMindSample]]>([:])
+
+  public init() {}
+
+  public func save(_ sample: StateOfMindSample, userID: String) {
+    samples.withLock { $0[userID, default: [:]][sample.id] = sample }
+  }
+
+  public func samples(userID: String, in interval: DateInterval) -> [StateOfMindSample] {
+    (samples.current[userID] ?? [:]).values
+      .filter { $0.date >= interval.start && $0.date < interval.end }
+      .sorted { $0.date < $1.date }
+  }
+
+  public func sample(id: UUID, userID: String) -> StateOfMindSample? { samples.current[userID]?[id] }
+
+  public func count(userID: String) -> Int { samples.current[userID]?.count ?? 0 }
+}

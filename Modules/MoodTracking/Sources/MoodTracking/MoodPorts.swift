@@ -1,0 +1,66 @@
+import Foundation
+
+/// Where mood entries live. Every call is scoped to one user.
+public protocol MoodRepository: Sendable {
+  /// Inserts or replaces the entry and enqueues its outbox row in one transaction.
+  func save(_ entry: MoodEntry, outbox row: OutboxRow) async throws
+  func entry(id: UUID, userID: String) async throws -> MoodEntry?
+  /// Daily moods whose day lies in `days`, ascending by day.
+  func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry]
+  /// Entries with `interval.start <= date < interval.end`, ascending by date, then save order.
+  func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry]
+  /// Count, average, highest, lowest and latest for the interval, and the streak ending
+  /// `today` or the day before.
+  func statistics(userID: String, in interval: DateInterval, today: MoodDay) async throws -> MoodStatistics
+  func count(userID: String) async throws -> Int
+  /// The entry with the latest date; on a tie, the one saved last.
+  func latest(userID: String) async throws -> MoodEntry?
+}
+
+extension MoodRepository {
+  public func dailyMood(userID: String, day: MoodDay) async throws -> MoodEntry? {
+    try await dailyMoods(userID: userID, days: day...day).first
+  }
+}
+
+/// A state-of-mind sample as HealthKit keeps it (`HKStateOfMind`).
+public struct StateOfMindSample: Sendable, Hashable, Codable, Identifiable {
+  public var id: UUID
+  public var date: Date
+  public var kind: MoodKind
+  public var valence: Double
+  public var labels: [MoodLabel]
+  public var associations: [MoodAssociation]
+  /// When the sample last changed; the most recent change wins a conflict.
+  public var updatedAt: Date
+
+  public init(
+    id: UUID, date: Date, kind: MoodKind, valence: Double, labels: [MoodLabel],
+    associations: [MoodAssociation], updatedAt: Date
+  ) {
+    self.id = id
+    self.date = date
+    self.kind = kind
+    self.valence = valence
+    self.labels = labels
+    self.associations = associations
+    self.updatedAt = updatedAt
+  }
+
+  /// The sample mirroring an entry shares its id, so reading it back finds the entry.
+  public init(mirroring entry: MoodEntry) {
+    self.init(
+      id: entry.id, date: entry.date, kind: entry.kind, valence: entry.valence, labels: entry.labels,
+      associations: entry.associations, updatedAt: entry.updatedAt)
+  }
+}
+
+/// The health store's state-of-mind samples (HealthKit on Apple platforms, a local
+/// table here). HealthKit belongs to the device's person; local stores scope by user.
+public protocol StateOfMindStore: Sendable {
+  /// Inserts or replaces by sample id.
+  func save(_ sample: StateOfMindSample, userID: String) async throws
+  /// Samples with `interval.start <= date < interval.end`, ascending by date.
+  func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample]
+  func count(userID: String) async throws -> Int
+}

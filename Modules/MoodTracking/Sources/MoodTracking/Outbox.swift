@@ -1,0 +1,145 @@
+import Foundation
+
+public enum OutboxEntity: String, CaseIterable, Codable, Sendable {
+  case mood
+  case journal
+}
+
+public enum OutboxOperation: String, CaseIterable, Codable, Sendable {
+  case create
+  case update
+  case delete
+}
+
+public enum OutboxStatus: String, CaseIterable, Codable, Sendable {
+  case pending
+  case synced
+  case failed
+}
+
+/// One change waiting to be sent to the backend. Rows of the same entity coalesce, so
+/// only an entity's latest state is sent.
+public struct OutboxRow: Sendable, Hashable, Codable, Identifiable {
+  public var id: UUID
+  public var userID: String
+  public var entity: OutboxEntity
+  public var entityID: String
+  public var operation: OutboxOperation
+  /// The entity's state to send, as JSON.
+  public var payload: String
+  /// Grows with every coalesced change; a send acknowledges the revision it sent.
+  public var revision: Int
+  /// The backend's id once known, so a later change is sent as an update (`PUT`).
+  public var backendID: String?
+  public var attempts: Int
+  public var nextAttemptAt: Date
+  public var status: OutboxStatus
+  public var lastError: String?
+  public var createdAt: Date
+
+  public init(
+    id: UUID, userID: String, entity: OutboxEntity, entityID: String, operation: OutboxOperation,
+    payload: String, revision: Int = 1, backendID: String? = nil, attempts: Int = 0,
+    nextAttemptAt: Date, status: OutboxStatus = .pending, lastError: String? = nil, createdAt: Date
+  ) {
+    self.id = id
+    self.userID = userID
+    self.entity = entity
+    self.entityID = entityID
+    self.operation = operation
+    self.payload = payload
+    self.revision = revision
+    self.backendID = backendID
+    self.attempts = attempts
+    self.nextAttemptAt = nextAttemptAt
+    self.status = status
+    self.lastError = lastError
+    self.createdAt = createdAt
+  }
+
+  /// This unsent row with a newer change of the same entity folded in; nil when the
+  /// two cancel out (created and deleted before the backend ever heard of it).
+  /// The row keeps its id and place in the queue and becomes due again.
+  public func coalescing(_ newer: OutboxRow) -> OutboxRow? {
+    let backendID = newer.backendID ?? self.backendID
+    let operation: OutboxOperation
+    switch (self.operation, newer.operation) {
+    case (.create, .delete) where backendID == nil: return nil
+    case (.create, .update): operation = .create
+    case (.create, .create), (.update, _), (.delete, _), (.create, .delete): operation = newer.operation
+    }
+    var merged = self
+    merged.operation = operation
+    merged.payload = newer.payload
+    merged.revision = revision + 1
+    merged.backendID = backendID
+    merged.attempts = 0
+    merged.nextAttemptAt = newer.nextAttemptAt
+    merged.status = .pending
+    merged.lastError = nil
+    return merged
+  }
+}
+
+/// The backend's view of a mood entry (SPEC §3), plus the client's id and revision time
+/// the sender turns into an `Idempotency-Key`.
+public struct MoodSyncPayload: Sendable, Hashable, Codable {
+  public var type: String
+  public var quantity: Int
+  public var loggedAt: String
+  public var notes: String?
+  public var entryID: String
+  public var updatedAt: String
+
+  enum CodingKeys: String, CodingKey {
+    case type, quantity, notes
+    case loggedAt = "logged_at"
+    case entryID = "entry_id"
+    case updatedAt = "updated_at"
+  }
+
+  public init(entry: MoodEntry) {
+    type = "mood_score"
+    quantity = entry.score
+    loggedAt = entry.date.formatted(.iso8601)
+    notes = entry.notes
+    entryID = entry.id.uuidString
+    updatedAt = entry.updatedAt.formatted(.iso8601)
+  }
+
+  public func json() -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Encoding strings and integers cannot fail.
+    return String(decoding: try! encoder.encode(self), as: UTF8.self)
+  }
+}
+
+extension OutboxRow {
+  /// The row a mood save writes in the same transaction as the entry.
+  public static func mood(
+    _ entry: MoodEntry, operation: OutboxOperation, id: UUID, now: Date
+  ) -> OutboxRow {
+    OutboxRow(
+      id: id, userID: entry.userID, entity: .mood, entityID: entry.id.uuidString,
+      operation: operation, payload: MoodSyncPayload(entry: entry).json(), backendID: entry.backendID,
+      nextAttemptAt: now, createdAt: now)
+  }
+}
+
+/// The queue of changes to send, scoped per user; it survives restarts in the app.
+public protocol Outbox: Sendable {
+  /// Adds a row, coalescing it into an unsent row of the same entity if there is one.
+  func enqueue(_ row: OutboxRow) async throws
+  /// Pending rows, oldest first; with `dueAt`, only those whose next attempt is due.
+  func pending(userID: String, dueAt: Date?, limit: Int) async throws -> [OutboxRow]
+  /// Marks the row sent. If it was coalesced with a newer change since `revision` was
+  /// read, it stays pending (now carrying the backend id) so the newer state is sent too.
+  func markSynced(id: UUID, revision: Int, backendID: String?) async throws
+  /// A permanent failure: the row is not tried again.
+  func markFailed(id: UUID, reason: String) async throws
+  /// A transient failure: one more attempt is counted and the row waits until `at`.
+  func scheduleRetry(id: UUID, at: Date, reason: String) async throws
+  func pendingCount(userID: String) async throws -> Int
+  func failedCount(userID: String) async throws -> Int
+}

@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import MoodTracking
+
+/// The mood tables and their migrations. The app's database setup registers these
+/// first, then its own.
+public enum MoodSchema {
+  public static let progressEntriesMigration = "v1_progressEntries"
+  public static let moodEntriesMigration = "v2_moodEntries"
+
+  /// `legacyTimeZone` places legacy progress rows, which stored instants, on the user's
+  /// calendar days; the device's zone is the best guess for data written on it.
+  public static func registerMigrations(
+    in migrator: inout DatabaseMigrator, legacyTimeZone: TimeZone = .current
+  ) {
+    migrator.registerMigration(progressEntriesMigration) { db in
+      // The table of the original mood tracking implementation, kept as it was.
+      try db.execute(
+        sql: """
+          CREATE TABLE progress_entries (
+            id TEXT PRIMARY KEY NOT NULL,
+            user_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            quantity REAL NOT NULL,
+            date DATETIME NOT NULL,
+            notes TEXT,
+            sync_status TEXT NOT NULL DEFAULT 'pending',
+            created_at DATETIME NOT NULL,
+            updated_at DATETIME NOT NULL
+          );
+          CREATE INDEX progress_entries_by_user_type_date ON progress_entries(user_id, type, date);
+          """)
+    }
+    migrator.registerMigration(moodEntriesMigration) { db in
+      try createMoodTables(db)
+      try convertLegacyMoodScores(db, timeZone: legacyTimeZone)
+    }
+  }
+
+  private static func createMoodTables(_ db: Database) throws {
+    try db.execute(
+      sql: """
+        CREATE TABLE mood_entries (
+          id TEXT PRIMARY KEY NOT NULL,
+          user_id TEXT NOT NULL,
+          date REAL NOT NULL,
+          day TEXT NOT NULL,
+          score INTEGER NOT NULL CHECK (score BETWEEN 1 AND 10),
+          valence REAL NOT NULL CHECK (valence BETWEEN -1 AND 1),
+          labels TEXT NOT NULL,
+          associations TEXT NOT NULL,
+          notes TEXT,
+          kind TEXT NOT NULL CHECK (kind IN ('dailyMood', 'momentaryEmotion')),
+          source TEXT NOT NULL,
+          created_at REAL NOT NULL,
+          updated_at REAL NOT NULL,
+          backend_id TEXT,
+          sync_status TEXT NOT NULL,
+          save_seq INTEGER NOT NULL,
+          legacy_id TEXT
+        );
+        -- Covers range reads, ordering by date then save order, and the score aggregates.
+        CREATE INDEX mood_entries_by_user_date ON mood_entries(user_id, date, save_seq, score);
+        CREATE UNIQUE INDEX mood_entries_one_daily_mood ON mood_entries(user_id, day)
+          WHERE kind = 'dailyMood';
+        CREATE UNIQUE INDEX mood_entries_by_legacy_id ON mood_entries(legacy_id)
+          WHERE legacy_id IS NOT NULL;
+
+        -- Labels in order (the emotion first) so entries can be queried by label.
+        CREATE TABLE mood_entry_labels (
+          entry_id TEXT NOT NULL REFERENCES mood_entries(id) ON DELETE CASCADE,
+          position INTEGER NOT NULL,
+          label TEXT NOT NULL,
+          PRIMARY KEY (entry_id, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX mood_entry_labels_by_label ON mood_entry_labels(label, entry_id);
+
+        CREATE TABLE mood_entry_associations (
+          entry_id TEXT NOT NULL REFERENCES mood_entries(id) ON DELETE CASCADE,
+          association TEXT NOT NULL,
+          PRIMARY KEY (entry_id, association)
+        ) WITHOUT ROWID;
+        CREATE INDEX mood_entry_associations_by_association
+          ON mood_entry_associations(association, entry_id);
+
+        -- A save-order counter: the latest entry on a date tie is the one saved last.
+        CREATE TABLE mood_save_sequence (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          value INTEGER NOT NULL
+        );
+        INSERT INTO mood_save_sequence (id, value) VALUES (1, 0);
+
+        -- Days with entries (as days since 1970), kept by triggers, so a streak reads
+        -- days rather than entries.
+        CREATE TABLE mood_days (
+          user_id TEXT NOT NULL,
+          day_number INTEGER NOT NULL,
+          entries INTEGER NOT NULL,
+          PRIMARY KEY (user_id, day_number)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER mood_days_after_insert AFTER INSERT ON mood_entries BEGIN
+          INSERT INTO mood_days (user_id, day_number, entries)
+            VALUES (NEW.user_id, CAST(julianday(NEW.day) - 2440587.5 AS INTEGER), 1)
+            ON CONFLICT (user_id, day_number) DO UPDATE SET entries = entries + 1;
+        END;
+        CREATE TRIGGER mood_days_after_delete AFTER DELETE ON mood_entries BEGIN
+          UPDATE mood_days SET entries = entries - 1
+            WHERE user_id = OLD.user_id AND day_number = CAST(julianday(OLD.day) - 2440587.5 AS INTEGER);
+          DELETE FROM mood_days WHERE user_id = OLD.user_id AND entries <= 0;
+        END;
+        CREATE TRIGGER mood_days_after_move AFTER UPDATE OF user_id, day ON mood_entries
+          WHEN OLD.user_id IS NOT NEW.user_id OR OLD.day IS NOT NEW.day
+        BEGIN
+          UPDATE mood_days SET entries = entries - 1
+            WHERE user_id = OLD.user_id AND day_number = CAST(julianday(OLD.day) - 2440587.5 AS INTEGER);
+          DELETE FROM mood_days WHERE user_id = OLD.user_id AND entries <= 0;
+          INSERT INTO mood_days (user_id, day_number, entries)
+            VALUES (NEW.user_id, CAST(julianday(NEW.day) - 2440587.5 AS INTEGER), 1)
+            ON CONFLICT (user_id, day_number) DO UPDATE SET entries = entries + 1;
+        END;
+
+        CREATE TABLE outbox (
+          id TEXT PRIMARY KEY NOT NULL,
+          user_id TEXT NOT NULL,
+          entity TEXT NOT NULL,
+          entity_id TEXT NOT NULL,
+          operation TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          revision INTEGER NOT NULL,
+          backend_id TEXT,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at REAL NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('pending', 'synced', 'failed')),
+          last_error TEXT,
+          created_at REAL NOT NULL
+        );
+        -- At most one unsent row per entity: newer changes coalesce into it.
+        CREATE UNIQUE INDEX outbox_unsent_entity ON outbox(user_id, entity, entity_id)
+          WHERE status != 'synced';
+        CREATE INDEX outbox_by_user_status ON outbox(user_id, status, created_at);
+
+        CREATE TABLE state_of_mind_samples (
+          id TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          date REAL NOT NULL,
+          kind TEXT NOT NULL,
+          valence REAL NOT NULL,
+          labels TEXT NOT NULL,
+          associations TEXT NOT NULL,
+          updated_at REAL NOT NULL,
+          PRIMARY KEY (user_id, id)
+        ) WITHOUT ROWID;
+        CREATE INDEX state_of_mind_samples_by_user_date ON state_of_mind_samples(user_id, date);
+        """)
+  }
+
+  /// Turns legacy `mood_score` progress rows into mood entries: valence and the score's
+  /// default labels filled in, notes and sync state kept, the progress rows left as
+  /// they were. Rows already converted are skipped, so running it again changes nothing.
+  /// The last row of a day becomes that day's daily mood, any others momentary emotions.
+  /// Returns how many entries it created.
+  @discardableResult
+  public static func convertLegacyMoodScores(_ db: Database, timeZone: TimeZone) throws -> Int {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let rows = try Row.fetchAll(
+      db,
+      sql: """
+        SELECT p.id, p.user_id, p.quantity, p.date, p.notes, p.sync_status, p.created_at, p.updated_at
+        FROM progress_entries p
+        WHERE p.type = 'mood_score'
+          AND NOT EXISTS (SELECT 1 FROM mood_entries m WHERE m.legacy_id = p.id)
+        ORDER BY p.user_id, p.date DESC, p.created_at DESC, p.rowid DESC
+        """)
+    var created = 0
+    for row in rows {
+      let legacyID: String = row["id"]
+      let userID: String = row["user_id"]
+      let (date, day) = legacyMoment(row["date"], calendar: calendar)
+      let score = min(max(Int((row["quantity"] as Double).rounded()), 1), 10)
+      let rawNotes: String? = row["notes"]
+      let notes: String?
+      do {
+        notes = try MoodLimits.normalizedNotes(rawNotes)
+      } catch {
+        // Notes written before today's limit are kept whole.
+        notes = rawNotes
+      }
+      let hasDailyMood =
+        try Bool.fetchOne(
+          db,
+          sql: """
+            SELECT EXISTS (SELECT 1 FROM mood_entries
+              WHERE user_id = ? AND day = ? AND kind = 'dailyMood')
+            """, arguments: [userID, day.description]) ?? false
+      let syncStatus = SyncStatus(rawValue: row["sync_status"] ?? "") ?? .pending
+      let createdAt = (row["created_at"] as Date?) ?? date
+      let entry = MoodEntry(
+        id: UUID(uuidString: legacyID) ?? UUID(), userID: userID, date: date, day: day, score: score,
+        valence: try MoodTranslation.valence(forScore: score),
+        labels: try MoodTranslation.labels(forScore: score, notes: notes), notes: notes,
+        kind: hasDailyMood ? .momentaryEmotion : .dailyMood, source: .userEntry, createdAt: createdAt,
+        updatedAt: (row["updated_at"] as Date?) ?? createdAt,
+        // The original implementation kept the backend's id as the row id once synced.
+        backendID: syncStatus == .synced ? legacyID : nil, syncStatus: syncStatus)
+      try MoodRows.upsert(entry, legacyID: legacyID, in: db)
+      if syncStatus != .synced {
+        try OutboxRows.enqueue(.mood(entry, operation: .create, id: UUID(), now: entry.updatedAt), in: db)
+      }
+      created += 1
+    }
+    return created
+  }
+
+  /// A legacy date is either a day (`YYYY-MM-DD`, already the user's day) or an instant.
+  private static func legacyMoment(_ value: DatabaseValue, calendar: Calendar) -> (Date, MoodDay) {
+    if let text = String.fromDatabaseValue(value), let day = MoodDay(text) {
+      return (day.start(in: calendar), day)
+    }
+    let date = Date.fromDatabaseValue(value) ?? Date(timeIntervalSince1970: 0)
+    return (date, MoodDay(date, in: calendar))
+  }
+}

@@ -1,0 +1,107 @@
+import FlowKit
+import Foundation
+import GRDB
+import Journal
+import MoodTracking
+
+/// Journal entries in SQLite. `finish` writes the entry's final state and its one
+/// outbox row (`POST /api/v1/journal`) in one transaction.
+public final class SQLiteJournalRepository: JournalRepository {
+  private let writer: any DatabaseWriter
+  private let clock: any FlowClock
+
+  public init(database: WellflowDatabase, clock: any FlowClock) {
+    self.writer = database.writer
+    self.clock = clock
+  }
+
+  static func registerMigrations(in migrator: inout DatabaseMigrator) {
+    migrator.registerMigration("journalEntries") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE journal_entries (
+            id TEXT PRIMARY KEY NOT NULL,
+            user_id TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            primary_id INTEGER NOT NULL,
+            secondary_id INTEGER,
+            strategy_id INTEGER,
+            initiated_by TEXT NOT NULL,
+            save_order INTEGER NOT NULL
+          );
+          CREATE INDEX journal_entries_by_user ON journal_entries(user_id, created_at, save_order);
+          """)
+    }
+  }
+
+  public func save(_ entry: JournalEntry) async throws {
+    try await writer.write { db in try Self.upsert(entry, in: db) }
+  }
+
+  public func finish(_ entry: JournalEntry) async throws {
+    let now = clock.now
+    try await writer.write { db in
+      try Self.upsert(entry, in: db)
+      try OutboxRows.enqueue(
+        OutboxRow(
+          id: UUID(), userID: entry.userID, entity: .journal, entityID: entry.id, operation: .create,
+          payload: Self.payload(entry), nextAttemptAt: now, createdAt: now),
+        in: db)
+    }
+  }
+
+  public func count(userID: String) async throws -> Int {
+    try await writer.read { db in
+      try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal_entries WHERE user_id = ?", arguments: [userID])
+        ?? 0
+    }
+  }
+
+  public func latest(userID: String) async throws -> JournalEntry? {
+    try await writer.read { db in
+      try Row.fetchOne(
+        db,
+        sql: """
+          SELECT id, user_id, created_at, primary_id, secondary_id, strategy_id, initiated_by
+          FROM journal_entries WHERE user_id = ? ORDER BY created_at DESC, save_order DESC LIMIT 1
+          """, arguments: [userID]
+      ).map { row in
+        JournalEntry(
+          id: row["id"], userID: row["user_id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+          primary: row["primary_id"], secondary: row["secondary_id"], strategy: row["strategy_id"],
+          initiatedBy: JournalInitiator(rawValue: row["initiated_by"]) ?? .self)
+      }
+    }
+  }
+
+  private static func upsert(_ entry: JournalEntry, in db: Database) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO journal_entries
+          (id, user_id, created_at, primary_id, secondary_id, strategy_id, initiated_by, save_order)
+        VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(save_order), 0) + 1 FROM journal_entries))
+        ON CONFLICT(id) DO UPDATE SET
+          primary_id = excluded.primary_id, secondary_id = excluded.secondary_id,
+          strategy_id = excluded.strategy_id, save_order = excluded.save_order
+        WHERE journal_entries.user_id = excluded.user_id
+        """,
+      arguments: [
+        entry.id, entry.userID, entry.createdAt.timeIntervalSince1970, entry.primary, entry.secondary,
+        entry.strategy, entry.initiatedBy.rawValue,
+      ])
+  }
+
+  /// The body of `POST /api/v1/journal` (SPEC §3).
+  static func payload(_ entry: JournalEntry) -> String {
+    var object: [String: Any] = [
+      "created_at": entry.createdAt.formatted(Date.ISO8601FormatStyle()),
+      "curriculum_id": entry.primary,
+      "initiated_by": entry.initiatedBy.rawValue,
+    ]
+    if let secondary = entry.secondary { object["secondary_curriculum_id"] = secondary }
+    if let strategy = entry.strategy { object["strategy_id"] = strategy }
+    let data =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    return String(decoding: data, as: UTF8.self)
+  }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+import MoodTracking
+
+/// Mood entries in SQLite. Reads use the (user, date) covering index; statistics are
+/// SQL aggregates; the streak reads the per-day table the triggers keep.
+public final class SQLiteMoodRepository: MoodRepository {
+  private let writer: any DatabaseWriter
+
+  /// `writer` must have been migrated with `MoodSchema.registerMigrations(in:)`.
+  public init(writer: any DatabaseWriter) {
+    self.writer = writer
+  }
+
+  public func save(_ entry: MoodEntry, outbox row: OutboxRow) async throws {
+    try await writer.write { db in
+      try MoodRows.upsert(entry, in: db)
+      try OutboxRows.enqueue(row, in: db)
+    }
+  }
+
+  /// Saves many entries with their outbox rows in one transaction (imports, benchmarks).
+  public func save(_ batch: [(entry: MoodEntry, outbox: OutboxRow)]) async throws {
+    try await writer.write { db in
+      for item in batch {
+        try MoodRows.upsert(item.entry, in: db)
+        try OutboxRows.enqueue(item.outbox, in: db)
+      }
+    }
+  }
+
+  public func entry(id: UUID, userID: String) async throws -> MoodEntry? {
+    try await writer.read { db in
+      try Row.fetchOne(
+        db.cachedStatement(sql: "SELECT \(MoodRows.columns) FROM mood_entries WHERE id = ? AND user_id = ?"),
+        arguments: [id.uuidString, userID]
+      ).map(MoodRows.entry)
+    }
+  }
+
+  public func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry] {
+    try await writer.read { db in
+      try Array(
+        Row.fetchCursor(
+          db.cachedStatement(
+            sql: """
+              SELECT \(MoodRows.columns) FROM mood_entries
+              WHERE user_id = ? AND kind = 'dailyMood' AND day BETWEEN ? AND ?
+              ORDER BY day
+              """), arguments: [userID, days.lowerBound.description, days.upperBound.description]
+        ).map(MoodRows.entry))
+    }
+  }
+
+  public func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry] {
+    try await writer.read { db in
+      try Array(
+        Row.fetchCursor(
+          db.cachedStatement(
+            sql: """
+              SELECT \(MoodRows.columns) FROM mood_entries
+              WHERE user_id = ? AND date >= ? AND date < ?
+              ORDER BY date, save_seq
+              """),
+          arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+        ).map(MoodRows.entry))
+    }
+  }
+
+  /// Entries carrying `label` in the interval, ascending: what the label table is for.
+  public func entries(userID: String, labelled label: MoodLabel, in interval: DateInterval) async throws
+    -> [MoodEntry]
+  {
+    try await writer.read { db in
+      try Array(
+        Row.fetchCursor(
+          db.cachedStatement(
+            sql: """
+              SELECT \(MoodRows.columns) FROM mood_entries
+              WHERE user_id = ? AND date >= ? AND date < ?
+                AND id IN (SELECT entry_id FROM mood_entry_labels WHERE label = ?)
+              ORDER BY date, save_seq
+              """),
+          arguments: [
+            userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970, label.rawValue,
+          ]
+        ).map(MoodRows.entry))
+    }
+  }
+
+  public func statistics(userID: String, in interval: DateInterval, today: MoodDay) async throws
+    -> MoodStatistics
+  {
+    let bounds: StatementArguments = [
+      userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970,
+    ]
+    return try await writer.read { db in
+      let aggregates = try Row.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT COUNT(*), AVG(score), MAX(score), MIN(score) FROM mood_entries
+            WHERE user_id = ? AND date >= ? AND date < ?
+            """), arguments: bounds)!
+      let latest = try Row.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT \(MoodRows.columns) FROM mood_entries
+            WHERE user_id = ? AND date >= ? AND date < ?
+            ORDER BY date DESC, save_seq DESC LIMIT 1
+            """), arguments: bounds
+      ).map(MoodRows.entry)
+      return MoodStatistics(
+        count: aggregates[0], average: aggregates[1], highest: aggregates[2], lowest: aggregates[3],
+        latest: latest, streak: try Self.streak(db, userID: userID, today: today))
+    }
+  }
+
+  public func count(userID: String) async throws -> Int {
+    try await writer.read { db in
+      try Int.fetchOne(
+        db.cachedStatement(sql: "SELECT COUNT(*) FROM mood_entries WHERE user_id = ?"), arguments: [userID])!
+    }
+  }
+
+  public func latest(userID: String) async throws -> MoodEntry? {
+    try await writer.read { db in
+      try Row.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT \(MoodRows.columns) FROM mood_entries WHERE user_id = ?
+            ORDER BY date DESC, save_seq DESC LIMIT 1
+            """), arguments: [userID]
+      ).map(MoodRows.entry)
+    }
+  }
+
+  /// Walks the user's days newest first and stops at the first gap, so a short streak
+  /// reads a few rows; the anchor is today, or yesterday when today has no entry yet.
+  static func streak(_ db: Database, userID: String, today: MoodDay) throws -> Int {
+    var expected = today.dayNumber
+    var streak = 0
+    let days = try Int.fetchCursor(
+      db.cachedStatement(
+        sql: """
+          SELECT day_number FROM mood_days WHERE user_id = ? AND day_number <= ?
+          ORDER BY day_number DESC
+          """), arguments: [userID, expected])
+    while let day = try days.next() {
+      if streak == 0 && day == today.dayNumber - 1 { expected = day }
+      guard day == expected else { break }
+      streak += 1
+      expected -= 1
+    }
+    return streak
+  }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import MoodTracking
+
+/// The local state-of-mind store that stands in for HealthKit off Apple platforms.
+public final class SQLiteStateOfMindStore: StateOfMindStore {
+  private let writer: any DatabaseWriter
+
+  public init(writer: any DatabaseWriter) {
+    self.writer = writer
+  }
+
+  public func save(_ sample: StateOfMindSample, userID: String) async throws {
+    try await writer.write { db in
+      try db.cachedStatement(
+        sql: """
+          INSERT INTO state_of_mind_samples
+            (id, user_id, date, kind, valence, labels, associations, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (user_id, id) DO UPDATE SET
+            date = excluded.date, kind = excluded.kind, valence = excluded.valence,
+            labels = excluded.labels, associations = excluded.associations,
+            updated_at = excluded.updated_at
+          """
+      ).execute(arguments: [
+        sample.id.uuidString, userID, sample.date.timeIntervalSince1970, sample.kind.rawValue,
+        sample.valence, MoodRows.joined(sample.labels), MoodRows.joined(sample.associations),
+        sample.updatedAt.timeIntervalSince1970,
+      ])
+    }
+  }
+
+  public func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample] {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db.cachedStatement(
+          sql: """
+            SELECT id, date, kind, valence, labels, associations, updated_at
+            FROM state_of_mind_samples WHERE user_id = ? AND date >= ? AND date < ?
+            ORDER BY date
+            """),
+        arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+      ).map { row in
+        StateOfMindSample(
+          id: UUID(uuidString: row[0]) ?? UUID(), date: Date(timeIntervalSince1970: row[1]),
+          kind: MoodKind(rawValue: row[2]) ?? .momentaryEmotion, valence: row[3],
+          labels: MoodRows.labels(row[4]), associations: MoodRows.associations(row[5]),
+          updatedAt: Date(timeIntervalSince1970: row[6]))
+      }
+    }
+  }
+
+  public func count(userID: String) async throws -> Int {
+    try await writer.read { db in
+      try Int.fetchOne(
+        db.cachedStatement(sql: "SELECT COUNT(*) FROM state_of_mind_samples WHERE user_id = ?"),
+        arguments: [userID])!
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import FlowKit
+import Foundation
+import GRDB
+import Journal
+import MoodTracking
+import Storage
+import Testing
+
+@Suite("SQLite journal repository")
+struct JournalRepositoryTests {
+  let database: WellflowDatabase
+  let clock = ManualClock(
+    now: Date(timeIntervalSince1970: 1_772_438_400), timeZone: TimeZone(identifier: "UTC")!)
+  let repository: SQLiteJournalRepository
+
+  init() throws {
+    database = try WellflowDatabase.inMemory()
+    repository = SQLiteJournalRepository(database: database, clock: clock)
+  }
+
+  func entry(_ id: String, user: String = "alice", at seconds: Double = 0, primary: Int = 1) -> JournalEntry {
+    JournalEntry(
+      id: id, userID: user, createdAt: clock.now.addingTimeInterval(seconds), primary: primary,
+      initiatedBy: .self)
+  }
+
+  func outboxRows() throws -> [Row] {
+    try database.writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY created_at") }
+  }
+
+  @Test func savingUpdatesTheEntryAndWritesNoOutboxRowUntilTheFlowEnds() async throws {
+    var journal = entry("j1")
+    try await repository.save(journal)
+    journal.secondary = 7
+    try await repository.save(journal)
+    #expect(try await repository.count(userID: "alice") == 1)
+    #expect(try await repository.latest(userID: "alice")?.secondary == 7)
+    #expect(try outboxRows().isEmpty)
+
+    journal.strategy = 3
+    try await repository.finish(journal)
+    let rows = try outboxRows()
+    #expect(rows.count == 1)
+    #expect(rows.first?["entity"] == "journal")
+    #expect(rows.first?["entity_id"] == "j1")
+    #expect(rows.first?["status"] == "pending")
+    let payload = try #require((rows.first?["payload"] as String?).map { Data($0.utf8) })
+    let object = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+    #expect(object["curriculum_id"] as? Int == 1)
+    #expect(object["secondary_curriculum_id"] as? Int == 7)
+    #expect(object["strategy_id"] as? Int == 3)
+    #expect(object["initiated_by"] as? String == "self")
+    #expect(object["created_at"] as? String == "2026-03-02T08:00:00Z")
+  }
+
+  @Test func latestIsTheLatestDateThenTheOneSavedLast() async throws {
+    try await repository.save(entry("early", at: -60, primary: 1))
+    try await repository.save(entry("tieA", primary: 2))
+    try await repository.save(entry("tieB", primary: 3))
+    #expect(try await repository.latest(userID: "alice")?.id == "tieB")
+    try await repository.save(entry("tieA", primary: 4))
+    #expect(try await repository.latest(userID: "alice")?.id == "tieA")
+  }
+
+  @Test func anotherUserSeesNothing() async throws {
+    try await repository.finish(entry("j1"))
+    #expect(try await repository.count(userID: "bob") == 0)
+    #expect(try await repository.latest(userID: "bob") == nil)
+    // Bob cannot overwrite Alice's entry by reusing its id.
+    try await repository.save(entry("j1", user: "bob", primary: 9))
+    #expect(try await repository.latest(userID: "alice")?.primary == 1)
+  }
+}

@@ -1,0 +1,300 @@
+import FlowKit
+import Foundation
+import GRDB
+import MoodTracking
+import Storage
+import Testing
+
+@Suite struct SQLiteMoodRepositoryTests {
+  @Test func aSaveWritesEntryLabelsAndOutboxRowTogether() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let entry = try await fixture.log(8, notes: "excited, met friends").entry
+    let stored = try #require(try await fixture.repository.entry(id: entry.id, userID: "alice"))
+    #expect(stored == entry)
+    #expect(try fixture.count("SELECT COUNT(*) FROM mood_entry_labels") == 3)
+    #expect(try fixture.count("SELECT COUNT(*) FROM outbox") == 1)
+    let rows = try await fixture.outbox.pending(userID: "alice", dueAt: nil, limit: 10)
+    #expect(rows.map(\.entityID) == [entry.id.uuidString])
+    #expect(rows.first?.operation == .create)
+  }
+
+  @Test func aFailedSaveWritesNeitherEntryNorOutboxRow() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let entry = try await fixture.log(5).entry
+    var stolen = entry
+    stolen.userID = "mallory"
+    let row = OutboxRow.mood(stolen, operation: .update, id: UUID(), now: fixture.clock.now)
+    await #expect(throws: DatabaseError.self) { try await fixture.repository.save(stolen, outbox: row) }
+    #expect(try fixture.count("SELECT COUNT(*) FROM outbox") == 1)
+    #expect(try await fixture.repository.entry(id: entry.id, userID: "alice") == entry)
+    #expect(try await fixture.repository.count(userID: "mallory") == 0)
+  }
+
+  @Test func theDatabaseRefusesASecondDailyMoodForADay() async throws {
+    let fixture = try SQLiteMoodFixture()
+    var second = try await fixture.log(5).entry
+    second.id = UUID()
+    let row = OutboxRow.mood(second, operation: .create, id: UUID(), now: fixture.clock.now)
+    await #expect(throws: DatabaseError.self) { try await fixture.repository.save(second, outbox: row) }
+    second.kind = .momentaryEmotion
+    try await fixture.repository.save(second, outbox: row)
+    #expect(try await fixture.repository.count(userID: "alice") == 2)
+  }
+
+  @Test func oneDailyMoodPerDayUpdateOrNoOp() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let first = try await fixture.log(6, notes: "ok")
+    #expect(try await fixture.log(6, notes: "ok") == .unchanged(first.entry))
+    fixture.clock.advance(by: 60)
+    let updated = try await fixture.log(9, notes: "great news")
+    guard case .updated(let entry) = updated else {
+      Issue.record("expected updated, got \(updated)")
+      return
+    }
+    #expect(entry.id == first.entry.id)
+    #expect(try await fixture.repository.entry(id: entry.id, userID: "alice") == entry)
+    #expect(try fixture.count("SELECT COUNT(*) FROM mood_entries") == 1)
+    #expect(try fixture.count("SELECT COUNT(*) FROM outbox") == 1)
+    #expect(try fixture.count("SELECT revision FROM outbox") == 2)
+    #expect(try fixture.count("SELECT COUNT(*) FROM mood_entry_labels") == 2)
+  }
+
+  @Test func checkInsAt23_59And00_01AreTwoDailyMoods() async throws {
+    let fixture = try SQLiteMoodFixture(now: "2026-01-05T23:59", zone: "Europe/Berlin")
+    try await fixture.log(6)
+    fixture.clock.advance(by: 120)
+    try await fixture.log(6)
+    let days = try await fixture.repository.dailyMoods(
+      userID: "alice", days: day("2026-01-01")...day("2026-01-31"))
+    #expect(days.map(\.day) == [day("2026-01-05"), day("2026-01-06")])
+    #expect(try await fixture.repository.dailyMood(userID: "alice", day: day("2026-01-06"))?.score == 6)
+  }
+
+  @Test func historyStatisticsAndStreakComeFromTheDatabase() async throws {
+    let fixture = try SQLiteMoodFixture(now: "2026-01-10T12:00", zone: "Europe/Berlin")
+    try await fixture.log(3, at: "2026-01-03T23:59")  // outside 7 days
+    try await fixture.log(4, at: "2026-01-05T09:00")
+    try await fixture.log(9, at: "2026-01-08T09:00")
+    try await fixture.log(2, at: "2026-01-09T09:00")
+    try await fixture.log(7, at: "2026-01-09T09:00", kind: .momentaryEmotion)
+    #expect(try await fixture.history.entries(in: .week).map(\.score) == [4, 9, 2, 7])
+    let stats = try await fixture.history.statistics(in: .week)
+    #expect(stats.count == 4)
+    #expect(stats.average == 5.5)
+    #expect(stats.highest == 9)
+    #expect(stats.lowest == 2)
+    #expect(stats.latest?.score == 7)  // same date as the 2, saved after it
+    #expect(stats.streak == 2)  // the 8th and 9th, ending yesterday
+    try await fixture.log(5)
+    #expect(try await fixture.history.statistics(in: .week).streak == 3)
+    // Updating a daily mood does not count its day twice.
+    fixture.clock.advance(by: 60)
+    try await fixture.log(6)
+    #expect(try await fixture.history.statistics(in: .week).streak == 3)
+    fixture.clock.advance(days: 2)
+    #expect(try await fixture.history.statistics(in: .week).streak == 0)
+    #expect(try await fixture.history.statistics(in: .month).count == 6)
+  }
+
+  @Test func aStreakAcrossAMonthAndYearEnd() async throws {
+    let fixture = try SQLiteMoodFixture(now: "2026-01-02T12:00")
+    for date in ["2025-12-29", "2025-12-30", "2025-12-31", "2026-01-01", "2026-01-02"] {
+      try await fixture.log(5, at: date + "T08:00")
+    }
+    try await fixture.log(5, at: "2025-12-27T08:00")
+    #expect(try await fixture.history.statistics(in: .week).streak == 5)
+  }
+
+  @Test func latestOnATieIsTheOneSavedLastEvenAfterAnUpdate() async throws {
+    let fixture = try SQLiteMoodFixture(now: "2026-01-10T08:00")
+    try await fixture.log(4)
+    try await fixture.log(8, kind: .momentaryEmotion)
+    #expect(try await fixture.repository.latest(userID: "alice")?.score == 8)
+    try await fixture.log(2)  // updates the daily mood, same date: now saved last
+    #expect(try await fixture.repository.latest(userID: "alice")?.score == 2)
+    try await fixture.log(3, at: "2026-01-09T08:00")
+    #expect(try await fixture.repository.latest(userID: "alice")?.score == 2)
+  }
+
+  @Test func userBReadsNothingOfUserA() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let entry = try await fixture.log(8).entry
+    fixture.signIn("bob")
+    #expect(try await fixture.repository.entry(id: entry.id, userID: "bob") == nil)
+    #expect(try await fixture.history.count() == 0)
+    #expect(try await fixture.history.latest() == nil)
+    #expect(try await fixture.history.entries(in: .year).isEmpty)
+    #expect(try await fixture.history.statistics(in: .year) == .empty)
+    #expect(try await fixture.history.todaysDailyMood() == nil)
+    #expect(try await fixture.outbox.pendingCount(userID: "bob") == 0)
+    #expect(try await fixture.outbox.pending(userID: "bob", dueAt: nil, limit: 10).isEmpty)
+    #expect(try await fixture.healthStore.count(userID: "bob") == 0)
+    try await fixture.log(3)
+    #expect(try await fixture.history.count() == 1)
+    fixture.signIn("alice")
+    #expect(try await fixture.history.todaysDailyMood()?.score == 8)
+  }
+
+  @Test func entriesCanBeQueriedByLabel() async throws {
+    let fixture = try SQLiteMoodFixture()
+    try await fixture.log(8)
+    try await fixture.log(7, kind: .momentaryEmotion)
+    try await fixture.log(2, kind: .momentaryEmotion)
+    let all = DateInterval(start: moment("2026-01-01T00:00"), end: moment("2026-02-01T00:00"))
+    let happy = try await fixture.repository.entries(userID: "alice", labelled: .happy, in: all)
+    #expect(happy.map(\.score) == [8, 7])
+    #expect(try await fixture.repository.entries(userID: "bob", labelled: .happy, in: all).isEmpty)
+  }
+
+  @Test func olderLabelSpellingsReadAsToday() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let entry = try await fixture.log(5).entry
+    try await fixture.db.write { db in
+      try db.execute(
+        sql: "UPDATE mood_entries SET labels = 'depressed,relaxed,unknownFutureLabel' WHERE id = ?",
+        arguments: [entry.id.uuidString])
+    }
+    #expect(
+      try await fixture.repository.entry(id: entry.id, userID: "alice")?.labels == [.hopeless, .peaceful])
+  }
+
+  @Test func entriesSurviveReopeningAWALDatabase() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("wellflow.sqlite").path
+    func open() throws -> DatabasePool {
+      let pool = try DatabasePool(path: path)
+      var migrator = DatabaseMigrator()
+      MoodSchema.registerMigrations(in: &migrator)
+      try migrator.migrate(pool)
+      return pool
+    }
+    let saved = try await SQLiteMoodFixture(db: try open()).log(7, notes: "kept").entry
+    let reopened = try SQLiteMoodFixture(db: try open())
+    #expect(try await reopened.repository.entry(id: saved.id, userID: "alice") == saved)
+    #expect(try await reopened.outbox.pendingCount(userID: "alice") == 1)
+    #expect(try await reopened.db.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+  }
+}
+
+@Suite struct SQLiteOutboxTests {
+  func row(_ user: String, _ entityID: String, at seconds: Double, operation: OutboxOperation = .create)
+    -> OutboxRow
+  {
+    OutboxRow(
+      id: UUID(), userID: user, entity: .journal, entityID: entityID, operation: operation,
+      payload: #"{"v":\#(Int(seconds))}"#, nextAttemptAt: Date(timeIntervalSince1970: seconds),
+      createdAt: Date(timeIntervalSince1970: seconds))
+  }
+
+  @Test func pendingRowsComeOldestFirstPerUser() async throws {
+    let outbox = SQLiteOutbox(writer: try migratedQueue())
+    try await outbox.enqueue(row("alice", "b", at: 20))
+    try await outbox.enqueue(row("alice", "a", at: 10))
+    try await outbox.enqueue(row("bob", "c", at: 5))
+    try await outbox.enqueue(row("alice", "c", at: 30))
+    let pending = try await outbox.pending(userID: "alice", dueAt: nil, limit: 10)
+    #expect(pending.map(\.entityID) == ["a", "b", "c"])
+    #expect(try await outbox.pending(userID: "alice", dueAt: nil, limit: 2).count == 2)
+    #expect(try await outbox.pendingCount(userID: "alice") == 3)
+    #expect(try await outbox.pendingCount(userID: "bob") == 1)
+  }
+
+  @Test func rowsOfTheSameEntityCoalesce() async throws {
+    let outbox = SQLiteOutbox(writer: try migratedQueue())
+    try await outbox.enqueue(row("alice", "a", at: 10))
+    try await outbox.enqueue(row("alice", "a", at: 20, operation: .update))
+    let pending = try await outbox.pending(userID: "alice", dueAt: nil, limit: 10)
+    #expect(pending.count == 1)
+    #expect(pending[0].operation == .create)
+    #expect(pending[0].payload == #"{"v":20}"#)
+    #expect(pending[0].revision == 2)
+    try await outbox.enqueue(row("alice", "a", at: 30, operation: .delete))
+    #expect(try await outbox.pendingCount(userID: "alice") == 0)
+  }
+
+  @Test func retriesWaitUntilDueAndFailuresStop() async throws {
+    let outbox = SQLiteOutbox(writer: try migratedQueue())
+    let first = row("alice", "a", at: 10)
+    let second = row("alice", "b", at: 11)
+    try await outbox.enqueue(first)
+    try await outbox.enqueue(second)
+    try await outbox.scheduleRetry(id: first.id, at: Date(timeIntervalSince1970: 100), reason: "offline")
+    let due = try await outbox.pending(userID: "alice", dueAt: Date(timeIntervalSince1970: 50), limit: 10)
+    #expect(due.map(\.entityID) == ["b"])
+    let later = try await outbox.pending(userID: "alice", dueAt: Date(timeIntervalSince1970: 100), limit: 10)
+    #expect(later.first?.attempts == 1)
+    #expect(later.first?.lastError == "offline")
+    try await outbox.markFailed(id: second.id, reason: "400: unknown curriculum id")
+    #expect(try await outbox.failedCount(userID: "alice") == 1)
+    #expect(try await outbox.pendingCount(userID: "alice") == 1)
+    #expect(try await outbox.failedCount(userID: "bob") == 0)
+  }
+
+  @Test func markingSyncedRecordsTheBackendIdOnTheEntry() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let entry = try await fixture.log(6).entry
+    let sent = try #require(try await fixture.outbox.pending(userID: "alice", dueAt: nil, limit: 1).first)
+    try await fixture.outbox.markSynced(id: sent.id, revision: sent.revision, backendID: "101")
+    #expect(try await fixture.outbox.pendingCount(userID: "alice") == 0)
+    let synced = try await fixture.repository.entry(id: entry.id, userID: "alice")
+    #expect(synced?.backendID == "101")
+    #expect(synced?.syncStatus == .synced)
+    // The next change is an update the sender can address by the backend id.
+    fixture.clock.advance(by: 60)
+    try await fixture.log(7)
+    let next = try await fixture.outbox.pending(userID: "alice", dueAt: nil, limit: 10)
+    #expect(next.map(\.operation) == [.update])
+    #expect(next.map(\.backendID) == ["101"])
+  }
+
+  @Test func aChangeArrivingDuringASendIsStillSent() async throws {
+    let fixture = try SQLiteMoodFixture()
+    try await fixture.log(6)
+    let sent = try #require(try await fixture.outbox.pending(userID: "alice", dueAt: nil, limit: 1).first)
+    fixture.clock.advance(by: 60)
+    try await fixture.log(2)
+    try await fixture.outbox.markSynced(id: sent.id, revision: sent.revision, backendID: "7")
+    let pending = try await fixture.outbox.pending(userID: "alice", dueAt: nil, limit: 10)
+    #expect(pending.count == 1)
+    #expect(pending.first?.backendID == "7")
+    #expect(pending.first?.payload.contains(#""quantity":2"#) == true)
+  }
+}
+
+@Suite struct SQLiteStateOfMindStoreTests {
+  @Test func samplesAreSavedReplacedAndScopedToTheUser() async throws {
+    let store = SQLiteStateOfMindStore(writer: try migratedQueue())
+    var sample = StateOfMindSample(
+      id: UUID(), date: moment("2026-01-05T09:00"), kind: .dailyMood, valence: 0.5, labels: [.happy, .calm],
+      associations: [.work, .weather], updatedAt: moment("2026-01-05T09:00"))
+    try await store.save(sample, userID: "alice")
+    sample.valence = 0.7
+    try await store.save(sample, userID: "alice")
+    let week = DateInterval(start: moment("2026-01-01T00:00"), end: moment("2026-01-08T00:00"))
+    #expect(try await store.samples(userID: "alice", in: week) == [sample])
+    #expect(try await store.count(userID: "alice") == 1)
+    #expect(try await store.samples(userID: "bob", in: week).isEmpty)
+    #expect(try await store.count(userID: "bob") == 0)
+  }
+
+  @Test func theHealthMirrorRoundTripsThroughSQLite() async throws {
+    let fixture = try SQLiteMoodFixture(now: "2026-01-10T12:00")
+    let entry = try await fixture.log(8).entry
+    #expect(try await fixture.healthStore.count(userID: "alice") == 1)
+    let foreign = StateOfMindSample(
+      id: UUID(), date: moment("2026-01-09T20:00"), kind: .momentaryEmotion, valence: -0.2,
+      labels: [.drained], associations: [.work], updatedAt: moment("2026-01-09T20:00"))
+    try await fixture.healthStore.save(foreign, userID: "alice")
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 1, updated: 0, unchanged: 1))
+    #expect(
+      try await fixture.importer.importSamples(in: .week) == .init(created: 0, updated: 0, unchanged: 2))
+    let imported = try #require(try await fixture.repository.entry(id: foreign.id, userID: "alice"))
+    #expect(imported.source == .healthStore)
+    #expect(imported.score == 5)
+    #expect(try await fixture.repository.entry(id: entry.id, userID: "alice") == entry)
+    #expect(try await fixture.history.count() == 2)
+  }
+}
