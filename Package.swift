@@ -60,7 +60,7 @@ let package = Package(
       dependencies: ["Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
-    .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
+    .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
     .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit"]),
   ],

@@ -31,6 +31,13 @@ struct GrowthBookConformanceTests {
     }
   }
 
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: ConformanceFixture.sharedFile.path)))
+  func committedCopyMatchesTheSharedFile() throws {
+    let shared = try Data(contentsOf: ConformanceFixture.sharedFile)
+    let copy = try Data(contentsOf: ConformanceFixture.committedCopy)
+    #expect(copy == shared, "Fixtures/growthbook-cases.json differs from shared/conformance; copy it again")
+  }
+
   @Test func fixtureLoadsWithEveryGroupAtItsSpecSize() throws {
     let all = try ConformanceFixture.groups.get()
     #expect(all["specVersion"] == "0.8.0")
