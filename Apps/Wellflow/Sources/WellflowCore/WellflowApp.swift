@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import Journal
+import MoodTracking
 import Onboarding
 import Storage
 
@@ -39,6 +40,9 @@ public final class AppSession {
   private var database: WellflowDatabase?
   private lazy var memoryStore = InMemoryKeyValueStore()
   private lazy var memoryJournal = InMemoryJournalRepository()
+  private lazy var memoryOutbox = InMemoryOutbox()
+  private lazy var memoryMoods = InMemoryMoodRepository(outbox: memoryOutbox)
+  private lazy var memoryHealth = InMemoryStateOfMindStore()
 
   public init(
     registry: FlowRegistry, dataDirectory: URL, clock: ManualClock, userID: String,
@@ -63,10 +67,16 @@ public final class AppSession {
       let database = try WellflowDatabase.open(directory: dataDirectory, legacyTimeZone: clock.timeZone)
       keyValueStore = SQLiteKeyValueStore(database: database, userID: userID)
       services[JournalRepositoryKey.self] = SQLiteJournalRepository(database: database, clock: clock)
+      services[MoodRepositoryKey.self] = SQLiteMoodRepository(writer: database.writer)
+      services[StateOfMindStoreKey.self] = SQLiteStateOfMindStore(writer: database.writer)
+      services[OutboxKey.self] = SQLiteOutbox(writer: database.writer)
       self.database = database
     case .memory:
       keyValueStore = memoryStore
       services[JournalRepositoryKey.self] = memoryJournal
+      services[MoodRepositoryKey.self] = memoryMoods
+      services[StateOfMindStoreKey.self] = memoryHealth
+      services[OutboxKey.self] = memoryOutbox
     }
     let environment = HostEnvironment(
       userID: userID, clock: clock, keyValueStore: keyValueStore, analytics: analytics, services: services)
