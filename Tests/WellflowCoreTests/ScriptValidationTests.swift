@@ -73,8 +73,8 @@ struct ScriptValidationTests {
 
   @Test func unknownQuery() throws {
     #expect(
-      try problems(steps: "  - expect: {data: {mood.count: 1}}") == [
-        "s.yaml:3:21: unknown query 'mood.count'"
+      try problems(steps: "  - expect: {data: {gratitude.count: 1}}") == [
+        "s.yaml:3:21: unknown query 'gratitude.count'"
       ])
     #expect(
       try problems(steps: "  - expect: {data: {onboarding.skil: beginner}}")
@@ -168,7 +168,7 @@ struct ScriptValidationTests {
         - launch
         - tapp: continue
         - start: gratitude
-        - expect: {data: {mood.count: 1}}
+        - expect: {data: {gratitude.count: 1}}
         - sync
       """)
     workspace.write("c-bad.yaml", "steps:\n  - select: {skill: \"${X}\"}\n")
@@ -179,7 +179,7 @@ struct ScriptValidationTests {
       workspace.relative(outcome.err) == [
         "b-bad.yaml:4:5: unknown command 'tapp' (did you mean 'tap'?)",
         "b-bad.yaml:5:12: unknown flow 'gratitude'",
-        "b-bad.yaml:6:21: unknown query 'mood.count'",
+        "b-bad.yaml:6:21: unknown query 'gratitude.count'",
         "b-bad.yaml:7:5: 'sync' needs the sync feature (outbox processor and backend), which this build does not have yet",
         "c-bad.yaml:2:21: undefined variable ${X} (no variables are defined)",
         "c-bad.yaml:1:1: the script has no name (add `name: …`)",

@@ -58,7 +58,9 @@ public struct ScriptLoader {
     var loader = ScriptLoader(vocabulary: vocabulary)
     let script = loader.loadTopLevel(path: path, overrides: overrides)
     if let script, loader.problems.isEmpty { return .success(script) }
-    return .failure(ScriptLoadFailure(problems: loader.problems))
+    // A sub-script run from several steps reports its problems once.
+    var seen = Set<ScriptProblem>()
+    return .failure(ScriptLoadFailure(problems: loader.problems.filter { seen.insert($0).inserted }))
   }
 
   private mutating func report(_ position: SourcePosition, _ message: String) {
@@ -733,7 +735,8 @@ extension YNode {
   var summaryText: String {
     switch value {
     case .null: "null"
-    case .bool, .number, .string: text
+    case .bool, .number: text
+    case .string: text.isEmpty ? "\"\"" : text
     case .list(let items): "[" + items.map(\.summaryText).joined(separator: ", ") + "]"
     case .map(let entries):
       "{" + entries.map { "\($0.key): \($0.value.summaryText)" }.joined(separator: ", ") + "}"

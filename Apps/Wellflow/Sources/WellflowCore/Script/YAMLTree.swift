@@ -17,7 +17,7 @@ public struct SourcePosition: Sendable, Equatable, Hashable, Codable, CustomStri
 }
 
 /// A problem found while reading or checking a script.
-public struct ScriptProblem: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ScriptProblem: Error, Sendable, Hashable, CustomStringConvertible {
   public var position: SourcePosition
   public var message: String
 
