@@ -43,3 +43,10 @@ func grouped(_ value: Double) -> String {
   formatter.maximumFractionDigits = 0
   return formatter.string(from: NSNumber(value: value)) ?? String(Int(value))
 }
+
+/// Seconds one run of `body` takes (setup work that must run once, such as a fill).
+func timeOnce(_ body: () throws -> Void) rethrows -> Double {
+  let start = ContinuousClock.now
+  try body()
+  return seconds(ContinuousClock.now - start)
+}

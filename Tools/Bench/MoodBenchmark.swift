@@ -69,7 +69,7 @@ enum MoodBenchmark {
     var utc = Calendar(identifier: .gregorian)
     utc.timeZone = TimeZone(identifier: "UTC")!
     let calendar = utc
-    return try measureMedian(runs: 1) {
+    return try timeOnce {
       var lastDay = -1
       var dayText = ""
       for first in stride(from: 0, to: count, by: batch) {
