@@ -70,4 +70,14 @@ struct JournalRepositoryTests {
     try await repository.save(entry("j1", user: "bob", primary: 9))
     #expect(try await repository.latest(userID: "alice")?.primary == 1)
   }
+
+  @Test func entriesLeftOpenWhenTheAppQuitAreQueuedOnceAtTheNextStart() async throws {
+    try await repository.save(entry("open"))
+    try await repository.finish(entry("done", at: 10))
+    #expect(try outboxRows().count == 1)
+    #expect(try repository.queueUnfinished(userID: "alice") == 1)
+    #expect(try outboxRows().map { $0["entity_id"] as String } == ["done", "open"])
+    #expect(try repository.queueUnfinished(userID: "alice") == 0)
+    #expect(try outboxRows().count == 2)
+  }
 }

@@ -68,7 +68,9 @@ public final class AppSession {
     case .sqlite:
       let database = try WellflowDatabase.open(directory: dataDirectory, legacyTimeZone: clock.timeZone)
       keyValueStore = SQLiteKeyValueStore(database: database, userID: userID)
-      services[JournalRepositoryKey.self] = SQLiteJournalRepository(database: database, clock: clock)
+      let journal = SQLiteJournalRepository(database: database, clock: clock)
+      try journal.queueUnfinished(userID: userID)
+      services[JournalRepositoryKey.self] = journal
       services[MoodRepositoryKey.self] = SQLiteMoodRepository(writer: database.writer)
       services[StateOfMindStoreKey.self] = SQLiteStateOfMindStore(writer: database.writer)
       services[OutboxKey.self] = SQLiteOutbox(writer: database.writer)

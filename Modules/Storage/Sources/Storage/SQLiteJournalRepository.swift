@@ -32,6 +32,9 @@ public final class SQLiteJournalRepository: JournalRepository {
           CREATE INDEX journal_entries_by_user ON journal_entries(user_id, created_at, save_order);
           """)
     }
+    migrator.registerMigration("journalEntriesFinished") { db in
+      try db.execute(sql: "ALTER TABLE journal_entries ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")
+    }
   }
 
   public func save(_ entry: JournalEntry) async throws {
@@ -42,12 +45,43 @@ public final class SQLiteJournalRepository: JournalRepository {
     let now = clock.now
     try await writer.write { db in
       try Self.upsert(entry, in: db)
-      try OutboxRows.enqueue(
-        OutboxRow(
-          id: UUID(), userID: entry.userID, entity: .journal, entityID: entry.id, operation: .create,
-          payload: Self.payload(entry), nextAttemptAt: now, createdAt: now),
-        in: db)
+      try Self.queue(entry, at: now, in: db)
     }
+  }
+
+  /// Queues the entries whose flow never ended (the app quit with the journal open):
+  /// they are kept and sent like finished ones. Run at start, before any journal flow.
+  @discardableResult
+  public func queueUnfinished(userID: String) throws -> Int {
+    let now = clock.now
+    return try writer.write { db in
+      let entries = try Row.fetchAll(
+        db, sql: "SELECT \(Self.columns) FROM journal_entries WHERE user_id = ? AND finished = 0",
+        arguments: [userID]
+      ).map(Self.entry)
+      for entry in entries { try Self.queue(entry, at: now, in: db) }
+      return entries.count
+    }
+  }
+
+  private static func queue(_ entry: JournalEntry, at now: Date, in db: Database) throws {
+    try db.execute(
+      sql: "UPDATE journal_entries SET finished = 1 WHERE id = ? AND user_id = ?",
+      arguments: [entry.id, entry.userID])
+    try OutboxRows.enqueue(
+      OutboxRow(
+        id: UUID(), userID: entry.userID, entity: .journal, entityID: entry.id, operation: .create,
+        payload: payload(entry), nextAttemptAt: now, createdAt: now),
+      in: db)
+  }
+
+  private static let columns = "id, user_id, created_at, primary_id, secondary_id, strategy_id, initiated_by"
+
+  private static func entry(_ row: Row) -> JournalEntry {
+    JournalEntry(
+      id: row["id"], userID: row["user_id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+      primary: row["primary_id"], secondary: row["secondary_id"], strategy: row["strategy_id"],
+      initiatedBy: JournalInitiator(rawValue: row["initiated_by"]) ?? .self)
   }
 
   public func count(userID: String) async throws -> Int {
@@ -62,15 +96,10 @@ public final class SQLiteJournalRepository: JournalRepository {
       try Row.fetchOne(
         db,
         sql: """
-          SELECT id, user_id, created_at, primary_id, secondary_id, strategy_id, initiated_by
-          FROM journal_entries WHERE user_id = ? ORDER BY created_at DESC, save_order DESC LIMIT 1
+          SELECT \(Self.columns) FROM journal_entries
+          WHERE user_id = ? ORDER BY created_at DESC, save_order DESC LIMIT 1
           """, arguments: [userID]
-      ).map { row in
-        JournalEntry(
-          id: row["id"], userID: row["user_id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-          primary: row["primary_id"], secondary: row["secondary_id"], strategy: row["strategy_id"],
-          initiatedBy: JournalInitiator(rawValue: row["initiated_by"]) ?? .self)
-      }
+      ).map(Self.entry)
     }
   }
 
