@@ -72,15 +72,26 @@ public final class FlowHost {
   /// The topmost flow's screen. Screens change only through actions, presentation,
   /// endings and tracked work, so the host builds each one once.
   public var screen: Screen? {
-    guard let top = stack.last else { return nil }
-    let generation = changes &+ work.finishedCount
-    if let cached = cachedScreen, cached.serial == top.serial, cached.generation == generation {
-      return cached.screen
-    }
-    let screen = top.coordinator.screen
-    cachedScreen = (top.serial, generation, screen)
-    return screen
+    refreshScreen()
+    return cachedScreen?.screen
   }
+
+  /// The topmost screen's id, without copying the screen.
+  public var screenID: String? {
+    refreshScreen()
+    return cachedScreen?.screen.id
+  }
+
+  private func refreshScreen() {
+    guard let top = stack.last else {
+      cachedScreen = nil
+      return
+    }
+    let generation = changes &+ work.finishedCount
+    if let cached = cachedScreen, cached.serial == top.serial, cached.generation == generation { return }
+    cachedScreen = (top.serial, generation, top.coordinator.screen)
+  }
+
   public var isIdle: Bool { stack.isEmpty }
 
   /// Problems found outside a direct call (a follow-up flow that is not registered,
@@ -98,9 +109,10 @@ public final class FlowHost {
   /// Sends an action to the topmost flow.
   public func send(_ action: UserAction) throws(HostError) {
     guard let top = stack.last else { throw .noFlowPresented(action: action.description) }
-    guard let before = screen else { throw .noFlowPresented(action: action.description) }
+    refreshScreen()
+    guard let before = cachedScreen?.screen.id else { throw .noFlowPresented(action: action.description) }
     do {
-      try before.validate(action)
+      try cachedScreen?.screen.validate(action)
       var fields: [String: EventValue] = ["action": .string(action.name)]
       if let element = action.elementID { fields["element"] = .string(element) }
       record("action", top, fields)
@@ -110,7 +122,7 @@ public final class FlowHost {
       throw .action(error)
     }
     changes &+= 1
-    if top.coordinator.isRunning, stack.last?.serial == top.serial, screen?.id != before.id {
+    if top.coordinator.isRunning, stack.last?.serial == top.serial, screenID != before {
       recordScreen(top)
     }
   }
@@ -155,8 +167,8 @@ public final class FlowHost {
   }
 
   private func recordScreen(_ entry: Presented) {
-    guard environment.analytics.isRecording, let screen else { return }
-    record("screen_viewed", entry, ["screen": .string(screen.id)])
+    guard environment.analytics.isRecording, let screenID else { return }
+    record("screen_viewed", entry, ["screen": .string(screenID)])
   }
 
   private func present(_ request: FlowRequest, ruleID: String?, fromLaunch: Bool) throws(HostError) {

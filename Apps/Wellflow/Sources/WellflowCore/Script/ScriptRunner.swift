@@ -199,7 +199,7 @@ public final class ScriptRunner {
     steps.append(
       StepResult(
         position: step.position, summary: step.summary, label: step.label, status: status,
-        screen: host?.screen?.id ?? "none", message: message, depth: depth))
+        screen: host?.screenID ?? "none", message: message, depth: depth))
   }
 
   /// nil when the condition holds, else what was there instead.
