@@ -40,7 +40,11 @@ public struct ExperimentFile: Sendable {
     var loader = ExperimentFileLoader(path: path, registry: registry)
     let file = loader.load()
     if let file, loader.problems.isEmpty { return .success(file) }
-    return .failure(ScriptLoadFailure(problems: loader.problems))
+    let problems = loader.problems.enumerated().sorted { a, b in
+      (a.element.position.line, a.element.position.column, a.offset)
+        < (b.element.position.line, b.element.position.column, b.offset)
+    }.map(\.element)
+    return .failure(ScriptLoadFailure(problems: problems))
   }
 }
 
@@ -196,21 +200,24 @@ private struct ExperimentFileLoader {
     var experiments: [FlowExperiment] = []
     var firstLine: [String: Int] = [:]
     for item in items {
-      guard let (experiment, keyNode) = experiment(item) else { continue }
-      if let line = firstLine[experiment.key] {
-        report(keyNode.position, "key: duplicate experiment key '\(experiment.key)' (first on line \(line))")
-        continue
+      let (experiment, keyNode) = experiment(item)
+      if let keyNode, let key = keyNode.string {
+        if let line = firstLine[key] {
+          report(keyNode.position, "key: duplicate experiment key '\(key)' (first on line \(line))")
+          continue
+        }
+        firstLine[key] = keyNode.position.line
       }
-      firstLine[experiment.key] = keyNode.position.line
-      experiments.append(experiment)
+      if let experiment { experiments.append(experiment) }
     }
     return experiments
   }
 
-  mutating func experiment(_ node: YNode) -> (FlowExperiment, YNode)? {
+  /// The experiment when it has no problem, and its key's node when it has one.
+  mutating func experiment(_ node: YNode) -> (FlowExperiment?, YNode?) {
     guard let entries = node.entries else {
       report(node.position, "an experiment is a mapping with key, flow and variations, got \(node.typeName)")
-      return nil
+      return (nil, nil)
     }
     for entry in entries where !ExperimentFile.experimentKeys.contains(entry.key) {
       report(
@@ -304,7 +311,7 @@ private struct ExperimentFileLoader {
       }
       report(position, message)
     }
-    guard problems.count == problemsBefore, let keyNode else { return nil }
+    guard problems.count == problemsBefore, keyNode != nil else { return (nil, keyNode) }
     return (experiment, keyNode)
   }
 

@@ -174,8 +174,7 @@ public struct ScriptLoader {
         if !known.contains(entry.key) {
           report(
             entry.keyPosition,
-            "unknown experiment '\(entry.key)'\(suggestion(entry.key, among: Array(known)))"
-              + " (experiments: \(known.sorted().joined(separator: ", ")))")
+            "unknown experiment '\(entry.key)' (experiments: \(known.sorted().joined(separator: ", ")))")
         } else if let variations = vocabulary.experimentVariations[entry.key], !variations.contains(variation) {
           report(
             entry.value.position,
