@@ -23,7 +23,10 @@ struct FlowExperimentTests {
   }
 
   @Test func eachFieldProblemIsNamed() {
-    #expect(messages { $0.variations = ["standard"] } == ["variations: an experiment needs at least two variations, got 1"])
+    #expect(
+      messages { $0.variations = ["standard"] } == [
+        "variations: an experiment needs at least two variations, got 1"
+      ])
     #expect(messages { $0.variations = ["a", "b", "a"] } == ["variations: variation 'a' is listed twice"])
     #expect(messages { $0.weights = [1] } == ["weights: weights has 1 values for 2 variations"])
     #expect(messages { $0.weights = [0.5, 0.4] } == ["weights: weights must sum to 1 (±0.001), got 0.9"])
@@ -32,7 +35,9 @@ struct FlowExperimentTests {
     #expect(messages { $0.coverage = 1.5 } == ["coverage: coverage must be between 0 and 1, got 1.5"])
     #expect(messages { $0.coverage = -0.1 } == ["coverage: coverage must be between 0 and 1, got -0.1"])
     #expect(
-      messages { $0.hashVersion = 3 } == ["hashVersion: unknown hashVersion 3 (GrowthBook has 1, the default, and 2)"])
+      messages { $0.hashVersion = 3 } == [
+        "hashVersion: unknown hashVersion 3 (GrowthBook has 1, the default, and 2)"
+      ])
     #expect(
       messages { $0.namespace = Namespace(id: "n", start: 0.6, end: 0.2) }
         == ["namespace: namespace range must satisfy 0 ≤ start ≤ end ≤ 1, got 0.6…0.2"])
@@ -58,10 +63,12 @@ struct FlowExperimentTests {
       ])
     #expect(GrowthBook.conditionProblems(["skill": "beginner", "$not": ["skill": ["$eq": "x"]]]).isEmpty)
     #expect(
-      GrowthBook.conditionProblems(["tags": ["$elemMatch": ["$gt": 2]], "list": ["$elemMatch": ["id": ["$bad": 1]]]])
-        .map(\.description) == [
-          "list.$elemMatch.id.$bad: unknown operator '$bad' (operators: \(GrowthBook.valueOperators.joined(separator: ", ")))"
-        ])
+      GrowthBook.conditionProblems([
+        "tags": ["$elemMatch": ["$gt": 2]], "list": ["$elemMatch": ["id": ["$bad": 1]]],
+      ])
+      .map(\.description) == [
+        "list.$elemMatch.id.$bad: unknown operator '$bad' (operators: \(GrowthBook.valueOperators.joined(separator: ", ")))"
+      ])
   }
 
   @Test func assignmentIsGrowthBooksAndForcedVariationsWin() {

@@ -344,7 +344,8 @@ struct OnboardingStepVariantTests {
     try registry.register(OnboardingFeature.self)
     #expect(
       throws: RegistryError.invalidVariantSteps(
-        flow: "onboarding", variant: "v", problem: "onboarding needs the skill and finale steps; skill is missing")
+        flow: "onboarding", variant: "v",
+        problem: "onboarding needs the skill and finale steps; skill is missing")
     ) { try registry.registerVariant("v", of: "onboarding", steps: ["welcome", "finale"]) }
     #expect(
       throws: RegistryError.invalidVariantSteps(
@@ -352,6 +353,8 @@ struct OnboardingStepVariantTests {
         problem: "onboarding needs the skill and finale steps; skill and finale are missing")
     ) { try registry.registerVariant("v", of: "onboarding", steps: ["welcome"]) }
     #expect(OnboardingCoordinator.problem(with: [.skill, .finale]) == nil)
-    #expect(OnboardingCoordinator.problem(with: [.welcome, .skill]) == "onboarding needs the skill and finale steps; finale is missing")
+    #expect(
+      OnboardingCoordinator.problem(with: [.welcome, .skill])
+        == "onboarding needs the skill and finale steps; finale is missing")
   }
 }

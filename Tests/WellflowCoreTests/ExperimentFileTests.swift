@@ -40,11 +40,15 @@ struct ExperimentFileTests {
     #expect(
       file.experiments == [
         FlowExperiment(
-          key: "onboarding-length", flow: "onboarding", variations: ["standard", "brief"], weights: [0.4, 0.6],
+          key: "onboarding-length", flow: "onboarding", variations: ["standard", "brief"],
+          weights: [0.4, 0.6],
           coverage: 0.9, hashVersion: 2, condition: ["skill": ["$exists": false]], hashAttribute: "id",
           seed: "s1", namespace: Namespace(id: "onboarding", start: 0, end: 0.5))
       ])
-    #expect(file.variants.map { "\($0.flow).\($0.name) \($0.steps)" } == ["onboarding.brief [\"skill\", \"finale\"]"])
+    #expect(
+      file.variants.map { "\($0.flow).\($0.name) \($0.steps)" } == [
+        "onboarding.brief [\"skill\", \"finale\"]"
+      ])
     #expect(file.registry.flow("onboarding")?.variants == ["standard", "short", "brief"])
     #expect(file.variationsByExperiment == ["onboarding-length": ["standard", "brief"]])
   }
@@ -109,19 +113,23 @@ struct ExperimentFileTests {
   }
 
   @Test func wrongTypesAndShapesAreNamed() throws {
-    #expect(try problems("experiments: {key: a}") == [
-      "experiments.yaml:1:14: experiments must be a list of experiments, got a mapping"
-    ])
-    #expect(try problems("variants: {onboarding: {brief: [skill]}}\nexperiments: []") == [
-      "experiments.yaml:1:32: variant brief of onboarding takes {steps: […]}, got a list"
-    ])
-    #expect(try problems("variants: {journal: {x: {steps: [a]}}}\nexperiments: []") == [
-      "experiments.yaml:1:12: variants: flow 'journal' cannot make variants from steps (it registers no step list)"
-    ])
-    #expect(try problems("experiment: []") == [
-      "experiments.yaml:1:1: unknown key 'experiment' in experiment file (did you mean 'experiments'?) (keys: experiments, variants)",
-      "experiments.yaml:1:1: the file has no experiments (add `experiments:` with a list of experiments)",
-    ])
+    #expect(
+      try problems("experiments: {key: a}") == [
+        "experiments.yaml:1:14: experiments must be a list of experiments, got a mapping"
+      ])
+    #expect(
+      try problems("variants: {onboarding: {brief: [skill]}}\nexperiments: []") == [
+        "experiments.yaml:1:32: variant brief of onboarding takes {steps: […]}, got a list"
+      ])
+    #expect(
+      try problems("variants: {journal: {x: {steps: [a]}}}\nexperiments: []") == [
+        "experiments.yaml:1:12: variants: flow 'journal' cannot make variants from steps (it registers no step list)"
+      ])
+    #expect(
+      try problems("experiment: []") == [
+        "experiments.yaml:1:1: unknown key 'experiment' in experiment file (did you mean 'experiments'?) (keys: experiments, variants)",
+        "experiments.yaml:1:1: the file has no experiments (add `experiments:` with a list of experiments)",
+      ])
     #expect(
       try problems(
         """
@@ -157,7 +165,8 @@ struct ExperimentFileTests {
 
   @Test func forcedVariationsAreCheckedAgainstTheFile() async throws {
     let experiments = workspace.write(
-      "e.yaml", "experiments:\n  - {key: onboarding-length, flow: onboarding, variations: [standard, short]}\n")
+      "e.yaml",
+      "experiments:\n  - {key: onboarding-length, flow: onboarding, variations: [standard, short]}\n")
     let script = workspace.write(
       "s.yaml",
       """
@@ -177,6 +186,7 @@ struct ExperimentFileTests {
     let without = await wellflowRun([script])
     #expect(
       workspace.relative(without.err).first
-        == "s.yaml:2:15: experiment 'onboarding-length' is forced, but no experiment file was given (--experiments FILE)")
+        == "s.yaml:2:15: experiment 'onboarding-length' is forced, but no experiment file was given (--experiments FILE)"
+    )
   }
 }

@@ -19,7 +19,8 @@ private struct ExperimentRun {
 
   func run(_ script: String, users: [String?] = [nil]) async throws -> [ScriptResult] {
     let path = workspace.write("script.yaml", script)
-    let vocabulary = ScriptVocabulary(registry: file.registry, experimentVariations: file.variationsByExperiment)
+    let vocabulary = ScriptVocabulary(
+      registry: file.registry, experimentVariations: file.variationsByExperiment)
     let loaded = try ScriptLoader.load(path: path, vocabulary: vocabulary).get()
     let runner = ScriptRunner(
       registry: file.registry,
@@ -94,7 +95,8 @@ struct ExperimentRunTests {
     for user in users {
       // At its first launch the user has no skill yet and 0 days since that launch.
       let result = GrowthBook.run(
-        experiment.growthBook, in: ExperimentContext(attributes: ["id": .string(user), "daysSinceFirstLaunch": 0]))
+        experiment.growthBook,
+        in: ExperimentContext(attributes: ["id": .string(user), "daysSinceFirstLaunch": 0]))
       let variant = result.inExperiment ? experiment.variations[result.variationId] : "standard"
       expectedStarts.append("\(user) \(variant)")
       if result.inExperiment { expectedExposures.append("\(user) \(variant) \(result.variationId)") }
@@ -202,9 +204,11 @@ struct ExperimentRunTests {
       registry: run.file.registry, experimentVariations: run.file.variationsByExperiment)
     let runner = ScriptRunner(
       registry: run.file.registry,
-      options: ScriptRunner.Options(analytics: run.analytics, storage: .memory, experiments: run.file.experiments))
+      options: ScriptRunner.Options(
+        analytics: run.analytics, storage: .memory, experiments: run.file.experiments))
     for skill in ["beginner", "experienced"] {
-      let script = try ScriptLoader.load(path: path, vocabulary: vocabulary, overrides: ["SKILL": skill]).get()
+      let script = try ScriptLoader.load(path: path, vocabulary: vocabulary, overrides: ["SKILL": skill])
+        .get()
       let result = await runner.run(script, as: skill)
       #expect(result.failure == nil)
     }
@@ -243,7 +247,8 @@ struct ExperimentRunTests {
     #expect(run.startedVariants() == ["user-1 standard", "user-1 standard", "user-1 short"])
 
     let store = InMemoryKeyValueStore()
-    let clock = ManualClock(now: Date(timeIntervalSince1970: 0), timeZone: TimeZone(identifier: "America/New_York")!)
+    let clock = ManualClock(
+      now: Date(timeIntervalSince1970: 0), timeZone: TimeZone(identifier: "America/New_York")!)
     try AppKeys.recordFirstLaunch(in: store, at: clock.now)
     clock.advance(days: 3)
     try AppKeys.recordFirstLaunch(in: store, at: clock.now)
@@ -282,7 +287,8 @@ struct ExperimentRunTests {
     #expect(results.first?.passed == true)
     #expect(
       run.events("screen_viewed").map { "\($0.variant ?? "-") \(text($0.fields["screen"]))" } == [
-        "brief onboarding.skill", "brief onboarding.finale", "brief onboarding.skill", "brief onboarding.finale",
+        "brief onboarding.skill", "brief onboarding.finale", "brief onboarding.skill",
+        "brief onboarding.finale",
         "tour onboarding.features", "tour onboarding.skill",
       ])
   }

@@ -35,20 +35,24 @@ private func screen(_ user: String, _ id: String) -> String {
 /// - standard: u1 completes in 4 screens, u2 cancels on features, u3 completes in 4;
 /// - brief: u4 completes in 2 screens, u5 stops on skill (abandoned), u6 never starts;
 /// - u7 was never exposed and does not count.
-private let smallEvents = [
-  exposure("u4", "brief", 1), line("u4", "flow_started"), screen("u4", "skill"), screen("u4", "finale"),
-  line("u4", "flow_completed"),
-  exposure("u1", "standard", 0), line("u1", "flow_started"), screen("u1", "welcome"), screen("u1", "features"),
-  screen("u1", "skill"), screen("u1", "finale"), line("u1", "flow_completed"),
-  "",
-  exposure("u2", "standard", 0), line("u2", "flow_started"), screen("u2", "welcome"), screen("u2", "features"),
-  line("u2", "flow_cancelled", #","reason":"user""#),
-  exposure("u3", "standard", 0), line("u3", "flow_started"), screen("u3", "welcome"), screen("u3", "features"),
-  screen("u3", "skill"), screen("u3", "finale"), line("u3", "flow_completed"),
-  exposure("u5", "brief", 1), line("u5", "flow_started"), screen("u5", "skill"),
-  exposure("u6", "brief", 1),
-  line("u7", "flow_started"), line("u7", "flow_cancelled"),
-].joined(separator: "\n") + "\n"
+private let smallEvents =
+  [
+    exposure("u4", "brief", 1), line("u4", "flow_started"), screen("u4", "skill"), screen("u4", "finale"),
+    line("u4", "flow_completed"),
+    exposure("u1", "standard", 0), line("u1", "flow_started"), screen("u1", "welcome"),
+    screen("u1", "features"),
+    screen("u1", "skill"), screen("u1", "finale"), line("u1", "flow_completed"),
+    "",
+    exposure("u2", "standard", 0), line("u2", "flow_started"), screen("u2", "welcome"),
+    screen("u2", "features"),
+    line("u2", "flow_cancelled", #","reason":"user""#),
+    exposure("u3", "standard", 0), line("u3", "flow_started"), screen("u3", "welcome"),
+    screen("u3", "features"),
+    screen("u3", "skill"), screen("u3", "finale"), line("u3", "flow_completed"),
+    exposure("u5", "brief", 1), line("u5", "flow_started"), screen("u5", "skill"),
+    exposure("u6", "brief", 1),
+    line("u7", "flow_started"), line("u7", "flow_cancelled"),
+  ].joined(separator: "\n") + "\n"
 
 @MainActor
 @Suite("wellflow report")
@@ -89,7 +93,8 @@ struct ReportCommandTests {
     #expect(report.variations.map(\.cancelled) == [1, 0])
     #expect(report.variations.map(\.abandoned) == [0, 1])
     #expect(report.variations.map(\.medianStepsToComplete) == [4, 2])
-    #expect(report.variations.map { $0.topExitScreen?.screen } == ["onboarding.features", "onboarding.skill"])
+    #expect(
+      report.variations.map { $0.topExitScreen?.screen } == ["onboarding.features", "onboarding.skill"])
     let test = try #require(report.variations[1].versusControl)
     #expect(abs(test.pValue - 0.709_388) < 1e-5)
     #expect(abs(test.z + 0.372_678) < 1e-5)
@@ -114,7 +119,9 @@ struct ReportCommandTests {
   }
 
   @Test func aMalformedLineIsNamedWithItsLine() throws {
-    let bad = workspace.write("bad.ndjson", [exposure("u1", "standard", 0), "", "{not json", line("u1", "flow_started")].joined(separator: "\n"))
+    let bad = workspace.write(
+      "bad.ndjson",
+      [exposure("u1", "standard", 0), "", "{not json", line("u1", "flow_started")].joined(separator: "\n"))
     let outcome = wellflowReport(ReportConfiguration(eventsPath: bad, experiment: "onboarding-length"))
     #expect(outcome.code == 2)
     #expect(workspace.relative(outcome.err) == ["error: bad.ndjson:3: not a JSON object: {not json"])
@@ -122,7 +129,10 @@ struct ReportCommandTests {
 
     let cases = [
       (#"{"ts":"2026-01-05T09:00:00Z","event":"flow_started"}"#, "the event has no 'user'"),
-      (#"{"ts":"yesterday","user":"u","event":"flow_started"}"#, "'ts' must be an ISO 8601 date-time, got 'yesterday'"),
+      (
+        #"{"ts":"yesterday","user":"u","event":"flow_started"}"#,
+        "'ts' must be an ISO 8601 date-time, got 'yesterday'"
+      ),
       (#"{"ts":"2026-01-05T09:00:00Z","user":7,"event":"flow_started"}"#, "'user' must be text"),
       (#"[1, 2]"#, "not a JSON object: [1, 2]"),
     ]
@@ -148,8 +158,11 @@ struct ReportCommandTests {
     let events = workspace.path("events.ndjson")
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
-    let run = await wellflowRun([root.appendingPathComponent("Apps/Wellflow/Scripts/experiment-onboarding.yaml").path]) {
-      $0.experimentsPath = root.appendingPathComponent("Apps/Wellflow/Experiments/onboarding-length.yaml").path
+    let run = await wellflowRun([
+      root.appendingPathComponent("Apps/Wellflow/Scripts/experiment-onboarding.yaml").path
+    ]) {
+      $0.experimentsPath =
+        root.appendingPathComponent("Apps/Wellflow/Experiments/onboarding-length.yaml").path
       $0.users = 40
       $0.eventsPath = events
       $0.format = .json

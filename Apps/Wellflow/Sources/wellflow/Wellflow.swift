@@ -56,13 +56,18 @@ struct Run: AsyncParsableCommand {
         wellflow run Apps/Wellflow/Scripts
         wellflow run onboarding.yaml --format json --junit report.xml
         wellflow run Scripts --include-tags smoke --shard 1/2 -e NOTE="slept well"
-        wellflow run experiment.yaml --experiments onboarding-length.yaml --users 1000 --events e.ndjson
+        wellflow run experiment.yaml --experiments onboarding-length.yaml \\
+          --users 1000 --events e.ndjson
 
-      With --experiments FILE, a flow started without a variant (by a launch rule or
-      `start` without `variant`) shows the variation GrowthBook's algorithm assigns the
-      user; users outside an experiment's coverage or condition see the flow's default.
-      A script's `experiments: {KEY: VARIATION}` forces a variation. The file may also
-      declare variants made of a flow's steps: variants: {onboarding: {brief: {steps: [skill, finale]}}}.
+      With --experiments FILE, a flow started without a variant (by a launch
+      rule, or `start` without `variant`) shows the variation GrowthBook's
+      algorithm assigns the user; users outside an experiment's coverage or
+      condition see the flow's default. A script's `experiments: {KEY: NAME}`
+      forces a variation (and, as in GrowthBook, records no exposure).
+      hashVersion defaults to 1, GrowthBook's default, so users keep their
+      variation if the experiment moves to GrowthBook. The file may declare
+      variants made of a flow's steps:
+        variants: {onboarding: {brief: {steps: [skill, finale]}}}
       """)
 
   @Argument(help: "Script files or folders.")
@@ -139,6 +144,8 @@ struct Report: AsyncParsableCommand {
         top exit screen  the screen where most users who did not complete left
         vs control       difference in completion against the first variation, with
                          the z statistic and the p-value of a two-proportion z-test
+                         (– when it cannot be computed: nobody started, or every
+                         user in both variations had the same outcome)
 
       The first variation is the control: the first in the experiment file given with
       --experiments, otherwise the one exposures number 0.

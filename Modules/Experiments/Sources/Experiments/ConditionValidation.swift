@@ -132,7 +132,9 @@ private struct ConditionValidator {
       }
     case "$type":
       guard case .string(let name) = operand, GrowthBook.typeNames.contains(name) else {
-        report(path, "$type takes one of \(GrowthBook.typeNames.joined(separator: ", ")), got \(describe(operand))")
+        report(
+          path, "$type takes one of \(GrowthBook.typeNames.joined(separator: ", ")), got \(describe(operand))"
+        )
         return
       }
     case "$exists":
@@ -140,7 +142,8 @@ private struct ConditionValidator {
       report(path, "$exists takes true or false, got \(describe(operand))")
     default:
       if !GrowthBook.valueOperators.contains(op) {
-        report(path, "unknown operator '\(op)' (operators: \(GrowthBook.valueOperators.joined(separator: ", ")))")
+        report(
+          path, "unknown operator '\(op)' (operators: \(GrowthBook.valueOperators.joined(separator: ", ")))")
       }
     }
   }

@@ -68,7 +68,9 @@ public struct FlowExperiment: Sendable, Equatable {
   /// by whoever knows the registered flows). Empty when it can run.
   public func problems() -> [Problem] {
     var problems: [Problem] = []
-    func report(_ field: String, _ message: String) { problems.append(Problem(field: field, message: message)) }
+    func report(_ field: String, _ message: String) {
+      problems.append(Problem(field: field, message: message))
+    }
     if variations.count < 2 {
       report("variations", "an experiment needs at least two variations, got \(variations.count)")
     }

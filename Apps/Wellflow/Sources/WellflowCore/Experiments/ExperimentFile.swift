@@ -63,7 +63,8 @@ private struct ExperimentFileLoader {
   }
 
   mutating func load() -> ExperimentFile? {
-    guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+    guard let data = FileManager.default.contents(atPath: path),
+      let text = String(data: data, encoding: .utf8)
     else {
       report(SourcePosition(file: path, line: 1, column: 1), "cannot read experiment file '\(path)'")
       return nil
@@ -73,7 +74,9 @@ private struct ExperimentFileLoader {
     problems += reader.problems
     guard let root else { return nil }
     guard let entries = root.entries else {
-      report(root.position, "an experiment file is a mapping with experiments: and variants:, got \(root.typeName)")
+      report(
+        root.position, "an experiment file is a mapping with experiments: and variants:, got \(root.typeName)"
+      )
       return nil
     }
     for entry in entries where !ExperimentFile.topLevelKeys.contains(entry.key) {
@@ -137,7 +140,8 @@ private struct ExperimentFileLoader {
     if flow.variants.contains(name) {
       report(
         namePosition,
-        "flow '\(flow.id)' already has a variant '\(name)' (variants: \(flow.variants.joined(separator: ", ")))")
+        "flow '\(flow.id)' already has a variant '\(name)' (variants: \(flow.variants.joined(separator: ", ")))"
+      )
       return nil
     }
     guard let fields = body.entries else {
@@ -148,7 +152,9 @@ private struct ExperimentFileLoader {
       report(field.keyPosition, "unknown key '\(field.key)' in variant \(name) (a variant takes steps)")
     }
     guard let stepsNode = fields.first(where: { $0.key == "steps" })?.value else {
-      report(body.position, "variant \(name) of \(flow.id) needs steps: [\(stepVariants.steps.joined(separator: ", "))]")
+      report(
+        body.position,
+        "variant \(name) of \(flow.id) needs steps: [\(stepVariants.steps.joined(separator: ", "))]")
       return nil
     }
     guard let items = stepsNode.items else {
@@ -162,7 +168,8 @@ private struct ExperimentFileLoader {
       var problem: String?
       if let step = item.string {
         if !stepVariants.steps.contains(step) {
-          problem = "unknown step '\(step)' of \(flow.id)\(suggestion(step, among: stepVariants.steps)) (steps: \(order))"
+          problem =
+            "unknown step '\(step)' of \(flow.id)\(suggestion(step, among: stepVariants.steps)) (steps: \(order))"
         } else if steps.contains(step) {
           problem = "step '\(step)' is listed twice"
         } else if let last = steps.last,
@@ -251,7 +258,9 @@ private struct ExperimentFileLoader {
           report(item.position, "variations: a variation is a variant name, got \(item.described)")
         }
       } else {
-        report(variationsNode.position, "variations must be a list of variant names, got \(variationsNode.typeName)")
+        report(
+          variationsNode.position,
+          "variations must be a list of variant names, got \(variationsNode.typeName)")
       }
     }
     let variations = variationNodes.compactMap(\.string)
@@ -319,7 +328,8 @@ private struct ExperimentFileLoader {
     guard let items = node.items, items.count == 3, let id = items[0].scalarText,
       case .number(let start) = items[1].value, case .number(let end) = items[2].value
     else {
-      report(node.position, "namespace is [id, start, end] (e.g. [onboarding, 0, 0.5]), got \(node.summaryText)")
+      report(
+        node.position, "namespace is [id, start, end] (e.g. [onboarding, 0, 0.5]), got \(node.summaryText)")
       return nil
     }
     return Namespace(id: id, start: start, end: end)

@@ -175,7 +175,8 @@ public struct ScriptLoader {
           report(
             entry.keyPosition,
             "unknown experiment '\(entry.key)' (experiments: \(known.sorted().joined(separator: ", ")))")
-        } else if let variations = vocabulary.experimentVariations[entry.key], !variations.contains(variation) {
+        } else if let variations = vocabulary.experimentVariations[entry.key], !variations.contains(variation)
+        {
           report(
             entry.value.position,
             "experiment '\(entry.key)' has no variation '\(variation)'\(suggestion(variation, among: variations))"
