@@ -38,7 +38,7 @@ let package = Package(
     .target(
       name: "WellflowCore",
       dependencies: [
-        "FlowKit", "Onboarding", "Journal", "MoodTracking", "Storage",
+        "FlowKit", "Onboarding", "Journal", "MoodTracking", "Storage", "Experiments",
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
@@ -62,7 +62,7 @@ let package = Package(
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
-    .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit"]),
+    .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "Experiments"]),
   ],
   swiftLanguageModes: [.v6]
 )

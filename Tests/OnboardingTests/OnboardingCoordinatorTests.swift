@@ -325,3 +325,36 @@ struct OnboardingFeatureTests {
     #expect(try await host.query("onboarding.skill") == .text("experienced"))
   }
 }
+
+@MainActor
+@Suite("Onboarding variants made of steps")
+struct OnboardingStepVariantTests {
+  @Test func anyOrderedSubsetWithSkillAndFinaleMakesAVariant() throws {
+    var registry = FlowRegistry()
+    try registry.register(OnboardingFeature.self)
+    try registry.registerVariant("brief", of: "onboarding", steps: ["skill", "finale"])
+    let flow = try #require(registry.flow("onboarding"))
+    #expect(flow.variants == ["standard", "short", "brief"])
+    #expect(flow.stepVariants?.steps == ["welcome", "features", "skill", "finale"])
+    #expect(flow.variantSteps["short"] == ["welcome", "skill", "finale"])
+  }
+
+  @Test func theSkillAndTheFinaleAreRequiredWithAClearReason() throws {
+    var registry = FlowRegistry()
+    try registry.register(OnboardingFeature.self)
+    #expect(
+      throws: RegistryError.invalidVariantSteps(
+        flow: "onboarding", variant: "v",
+        problem: "onboarding needs the skill and finale steps; skill is missing")
+    ) { try registry.registerVariant("v", of: "onboarding", steps: ["welcome", "finale"]) }
+    #expect(
+      throws: RegistryError.invalidVariantSteps(
+        flow: "onboarding", variant: "v",
+        problem: "onboarding needs the skill and finale steps; skill and finale are missing")
+    ) { try registry.registerVariant("v", of: "onboarding", steps: ["welcome"]) }
+    #expect(OnboardingCoordinator.problem(with: [.skill, .finale]) == nil)
+    #expect(
+      OnboardingCoordinator.problem(with: [.welcome, .skill])
+        == "onboarding needs the skill and finale steps; finale is missing")
+  }
+}

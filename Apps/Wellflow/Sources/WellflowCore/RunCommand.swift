@@ -14,6 +14,8 @@ public struct RunConfiguration: Sendable {
   public var excludeTags: [String] = []
   public var users: Int?
   public var eventsPath: String?
+  /// `--experiments FILE`: experiments that choose variants, and variants without code.
+  public var experimentsPath: String?
   /// `-e KEY=VALUE`, overriding the top-level script's env.
   public var variables: [String] = []
 
@@ -45,11 +47,24 @@ public enum RunCommand {
       console.err("error: \(message)")
       return 2
     }
-    let registry: FlowRegistry
+    var registry: FlowRegistry
     do {
       registry = try WellflowApp.makeRegistry()
     } catch {
       return usage("the app's features do not register: \(error)")
+    }
+    var experimentFile: ExperimentFile?
+    if let path = configuration.experimentsPath {
+      switch ExperimentFile.load(path: path, registry: registry) {
+      case .success(let file):
+        experimentFile = file
+        registry = file.registry
+      case .failure(let failure):
+        for problem in failure.problems { console.err(problem.description) }
+        let count = failure.problems.count
+        console.err("\(count) problem\(count == 1 ? "" : "s") found in the experiment file; no script ran")
+        return 2
+      }
     }
     var overrides: [String: String] = [:]
     for assignment in configuration.variables {
@@ -80,7 +95,8 @@ public enum RunCommand {
       )
     }
 
-    let vocabulary = ScriptVocabulary(registry: registry)
+    let vocabulary = ScriptVocabulary(
+      registry: registry, experimentVariations: experimentFile?.variationsByExperiment)
     var scripts: [Script] = []
     var problems: [ScriptProblem] = []
     for file in files {
@@ -119,7 +135,7 @@ public enum RunCommand {
       registry: registry,
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
-        analytics: FanOutAnalyticsSink(sinks)))
+        analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? []))
 
     let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now

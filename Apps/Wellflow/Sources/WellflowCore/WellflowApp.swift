@@ -38,6 +38,8 @@ public final class AppSession {
   public let clock: ManualClock
   public let userID: String
   public let analytics: any AnalyticsSink
+  /// Chooses variants of flows started without one; nil runs every flow's default.
+  public let experiments: ExperimentAssigner?
   public private(set) var host: FlowHost?
   private var database: WellflowDatabase?
   private lazy var memoryStore = InMemoryKeyValueStore()
@@ -48,8 +50,9 @@ public final class AppSession {
 
   public init(
     registry: FlowRegistry, dataDirectory: URL, clock: ManualClock, userID: String,
-    analytics: any AnalyticsSink, storage: StorageMode = .sqlite
+    analytics: any AnalyticsSink, storage: StorageMode = .sqlite, experiments: ExperimentAssigner? = nil
   ) {
+    self.experiments = experiments
     self.registry = registry
     self.storage = storage
     self.dataDirectory = dataDirectory
@@ -84,7 +87,9 @@ public final class AppSession {
     }
     let environment = HostEnvironment(
       userID: userID, clock: clock, keyValueStore: keyValueStore, analytics: analytics, services: services)
+    try AppKeys.recordFirstLaunch(in: keyValueStore, at: clock.now)
     let host = try FlowHost(registry: registry, environment: environment, workMode: .deferred)
+    experiments?.install(on: host)
     self.host = host
     return host
   }

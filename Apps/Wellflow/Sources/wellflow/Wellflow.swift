@@ -14,8 +14,15 @@ struct Wellflow: AsyncParsableCommand {
 
         wellflow flows                      what flows, screens and queries exist
         wellflow run Apps/Wellflow/Scripts  run every script in a folder
+
+      A/B-test a flow: run a script for many users with an experiment file, then
+      read the funnel per variation:
+
+        wellflow run Scripts/experiment-onboarding.yaml \\
+          --experiments Experiments/onboarding-length.yaml --users 1000 --events e.ndjson
+        wellflow report e.ndjson --experiment onboarding-length
       """,
-    subcommands: [Run.self, Flows.self])
+    subcommands: [Run.self, Report.self, Flows.self])
 
   /// Usage errors exit 2, as every other "nothing ran" case does (SPEC §5).
   static func main() async {
@@ -49,6 +56,18 @@ struct Run: AsyncParsableCommand {
         wellflow run Apps/Wellflow/Scripts
         wellflow run onboarding.yaml --format json --junit report.xml
         wellflow run Scripts --include-tags smoke --shard 1/2 -e NOTE="slept well"
+        wellflow run experiment.yaml --experiments onboarding-length.yaml \\
+          --users 1000 --events e.ndjson
+
+      With --experiments FILE, a flow started without a variant (by a launch
+      rule, or `start` without `variant`) shows the variation GrowthBook's
+      algorithm assigns the user; users outside an experiment's coverage or
+      condition see the flow's default. A script's `experiments: {KEY: NAME}`
+      forces a variation (and, as in GrowthBook, records no exposure).
+      hashVersion defaults to 1, GrowthBook's default, so users keep their
+      variation if the experiment moves to GrowthBook. The file may declare
+      variants made of a flow's steps:
+        variants: {onboarding: {brief: {steps: [skill, finale]}}}
       """)
 
   @Argument(help: "Script files or folders.")
@@ -80,6 +99,12 @@ struct Run: AsyncParsableCommand {
   var events: String?
 
   @Option(
+    help: ArgumentHelp(
+      "Assign flow variants from this experiment file (SPEC §6); checked before anything runs.",
+      valueName: "FILE"))
+  var experiments: String?
+
+  @Option(
     name: .customShort("e"),
     help: ArgumentHelp("Set a script variable, overriding the script's env.", valueName: "KEY=VALUE"))
   var variables: [String] = []
@@ -95,12 +120,68 @@ struct Run: AsyncParsableCommand {
     configuration.users = users
     configuration.eventsPath = events
     configuration.variables = variables
+    configuration.experimentsPath = experiments
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
 }
 
 extension RunConfiguration.Format: ExpressibleByArgument {}
+
+struct Report: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print an experiment's funnel per variation from an events file.",
+    discussion: """
+      Reads the NDJSON events of `wellflow run --events FILE`. A user belongs to the
+      variation of their first experiment_viewed event; their first run of the
+      experiment's flow after it decides their outcome. Per variation:
+
+        exposed          users with experiment_viewed
+        started          exposed users who then started the flow
+        completed, cancelled, abandoned (started but never ended)
+        completion       completed / started, with its 95% Wilson interval
+        median steps     screens viewed in completed runs (median)
+        top exit screen  the screen where most users who did not complete left
+        vs control       difference in completion against the first variation, with
+                         the z statistic and the p-value of a two-proportion z-test
+                         (– when it cannot be computed: nobody started, or every
+                         user in both variations had the same outcome)
+
+      The first variation is the control: the first in the experiment file given with
+      --experiments, otherwise the one exposures number 0.
+
+      Exit 0 with a report; 2 when the file cannot be read, a line is not an event
+      (file:line: message) or no exposure names the experiment.
+
+      Example:
+        wellflow report /tmp/e.ndjson --experiment onboarding-length --format json
+      """)
+
+  @Argument(help: ArgumentHelp("The NDJSON events file.", valueName: "EVENTS"))
+  var events: String
+
+  @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
+  var experiment: String
+
+  @Option(help: "Output format: text (a table) or json.")
+  var format: ReportConfiguration.Format = .text
+
+  @Option(
+    help: ArgumentHelp(
+      "The experiment file, to list variations in its order (control first).", valueName: "FILE"))
+  var experiments: String?
+
+  @MainActor
+  func run() async throws {
+    var configuration = ReportConfiguration(eventsPath: events, experiment: experiment)
+    configuration.format = format
+    configuration.experimentsPath = experiments
+    let code = ReportCommand.execute(configuration)
+    if code != 0 { throw ExitCode(code) }
+  }
+}
+
+extension ReportConfiguration.Format: ExpressibleByArgument {}
 
 struct Flows: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -74,17 +74,65 @@ public struct FlowDefinition: Sendable {
   public let defaultVariant: String
   public let screens: [ScreenDeclaration]
   public let make: @MainActor (FlowContext) -> any PresentableFlow
+  /// Set by a flow whose variants are lists of its steps, so new variants can be
+  /// declared without code (`variants:` in an experiment file).
+  public let stepVariants: StepVariants?
+  /// Each variant's step list, for variants built from steps (including the flow's own
+  /// when it says so).
+  public let variantSteps: [String: [String]]
 
   public init(
     id: String, summary: String, variants: [String], defaultVariant: String? = nil,
-    screens: [ScreenDeclaration], make: @escaping @MainActor (FlowContext) -> any PresentableFlow
+    screens: [ScreenDeclaration], stepVariants: StepVariants? = nil, variantSteps: [String: [String]] = [:],
+    make: @escaping @MainActor (FlowContext) -> any PresentableFlow
   ) {
     self.id = id
     self.summary = summary
     self.variants = variants
     self.defaultVariant = defaultVariant ?? variants.first ?? "default"
     self.screens = screens
+    self.stepVariants = stepVariants
+    self.variantSteps = variantSteps
     self.make = make
+  }
+}
+
+/// How a flow builds a variant from an ordered subset of its steps.
+public struct StepVariants: Sendable {
+  /// The flow's step names, in the order the flow shows them.
+  public let steps: [String]
+  /// Why a list of steps (already known to be an ordered subset of `steps`) cannot make a
+  /// variant, in words a person can act on; nil when it can.
+  public let check: @Sendable ([String]) -> String?
+  /// Builds the variant showing `steps`, in that order.
+  public let make: @MainActor (FlowContext, [String]) -> any PresentableFlow
+
+  public init(
+    steps: [String], check: @escaping @Sendable ([String]) -> String? = { _ in nil },
+    make: @escaping @MainActor (FlowContext, [String]) -> any PresentableFlow
+  ) {
+    self.steps = steps
+    self.check = check
+    self.make = make
+  }
+
+  /// Why `list` cannot make a variant: empty, unknown or repeated steps, steps out of
+  /// the flow's order, then the flow's own rule. nil when it can.
+  public func problem(with list: [String]) -> String? {
+    guard !list.isEmpty else { return "a variant needs at least one step" }
+    var previous = -1
+    for step in list {
+      guard let index = steps.firstIndex(of: step) else {
+        return "unknown step '\(step)' (steps: \(steps.joined(separator: ", ")))"
+      }
+      guard index > previous else {
+        return list.filter({ $0 == step }).count > 1
+          ? "step '\(step)' is listed twice"
+          : "step '\(step)' is out of order (the flow's order: \(steps.joined(separator: ", ")))"
+      }
+      previous = index
+    }
+    return check(list)
   }
 }
 
@@ -157,6 +205,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
   case duplicateVariant(flow: String, variant: String)
   case ruleNamesUnknownFlow(rule: String, flow: String)
   case variantOfUnknownFlow(flow: String, variant: String)
+  case variantStepsUnsupported(flow: String, variant: String)
+  case invalidVariantSteps(flow: String, variant: String, problem: String)
 
   public var description: String {
     switch self {
@@ -170,6 +220,10 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
       "launch rule '\(rule)' presents '\(flow)', which is not registered"
     case .variantOfUnknownFlow(let flow, let variant):
       "cannot add variant '\(variant)' to flow '\(flow)', which is not registered"
+    case .variantStepsUnsupported(let flow, let variant):
+      "cannot build variant '\(variant)' of flow '\(flow)' from steps: the flow does not support variants made of steps"
+    case .invalidVariantSteps(let flow, let variant, let problem):
+      "variant '\(variant)' of flow '\(flow)': \(problem)"
     }
   }
 }
@@ -219,7 +273,30 @@ public struct FlowRegistry: Sendable {
       id: base.id, summary: base.summary, variants: base.variants + [variant],
       defaultVariant: base.defaultVariant,
       screens: base.screens + screens.filter { !knownScreens.contains($0.id) },
+      stepVariants: base.stepVariants, variantSteps: base.variantSteps,
       make: { context in context.variant == variant ? make(context) : base.make(context) })
+  }
+
+  /// Adds a variant made of an ordered subset of a registered flow's steps (the flow
+  /// must offer `stepVariants`): a variant declared in a file, with no code.
+  public mutating func registerVariant(_ variant: String, of flowID: String, steps: [String])
+    throws(RegistryError)
+  {
+    guard let base = flow(flowID) else { throw .variantOfUnknownFlow(flow: flowID, variant: variant) }
+    guard let stepVariants = base.stepVariants else {
+      throw .variantStepsUnsupported(flow: flowID, variant: variant)
+    }
+    if let problem = stepVariants.problem(with: steps) {
+      throw .invalidVariantSteps(flow: flowID, variant: variant, problem: problem)
+    }
+    try registerVariant(variant, of: flowID) { context in stepVariants.make(context, steps) }
+    let index = flows.firstIndex { $0.id == flowID }!
+    let added = flows[index]
+    var variantSteps = added.variantSteps
+    variantSteps[variant] = steps
+    flows[index] = FlowDefinition(
+      id: added.id, summary: added.summary, variants: added.variants, defaultVariant: added.defaultVariant,
+      screens: added.screens, stepVariants: added.stepVariants, variantSteps: variantSteps, make: added.make)
   }
 
   public mutating func register(_ query: QueryDefinition) throws(RegistryError) {

@@ -35,10 +35,20 @@ public final class OnboardingCoordinator: FlowCoordinator<SkillLevel> {
   private var skill: SkillLevel?
   private var saveError: String?
 
+  /// Why `steps` cannot make an onboarding, nil when they can: the skill is its output
+  /// and the finale's button is what completes it.
+  nonisolated public static func problem(with steps: [OnboardingStep]) -> String? {
+    let missing = [OnboardingStep.skill, .finale].filter { !steps.contains($0) }.map(\.rawValue)
+    if !missing.isEmpty {
+      return "onboarding needs the skill and finale steps; \(missing.joined(separator: " and ")) "
+        + (missing.count == 1 ? "is" : "are") + " missing"
+    }
+    if steps.last != .finale { return "onboarding must end on the finale step" }
+    return nil
+  }
+
   public init(steps: [OnboardingStep], store: any KeyValueStore) {
-    precondition(
-      steps.last == .finale && steps.contains(.skill),
-      "onboarding must ask for the skill and end on the finale")
+    precondition(Self.problem(with: steps) == nil, Self.problem(with: steps) ?? "")
     self.steps = steps
     self.store = store
   }

@@ -6,6 +6,19 @@ public enum OnboardingFeature: FlowFeature {
   public static let flowID = "onboarding"
   public static let launchPriority = 200
 
+  /// Variants declared without code: any ordered subset of the steps that asks for the
+  /// skill and ends on the finale.
+  public static let stepVariants = StepVariants(
+    steps: OnboardingStep.allCases.map(\.rawValue),
+    check: { names in
+      let steps = names.compactMap(OnboardingStep.init(rawValue:))
+      return OnboardingCoordinator.problem(with: steps)
+    },
+    make: { context, names in
+      OnboardingCoordinator(
+        steps: names.compactMap(OnboardingStep.init(rawValue:)), store: context.environment.keyValueStore)
+    })
+
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
     try registry.register(
       FlowDefinition(
@@ -17,6 +30,9 @@ public enum OnboardingFeature: FlowFeature {
           ScreenDeclaration("onboarding.skill", elements: ["skill", "continue"]),
           ScreenDeclaration("onboarding.finale", elements: ["continue"]),
         ],
+        stepVariants: stepVariants,
+        variantSteps: Dictionary(
+          uniqueKeysWithValues: OnboardingVariant.allCases.map { ($0.rawValue, $0.steps.map(\.rawValue)) }),
         make: { context in
           OnboardingCoordinator(
             variant: OnboardingVariant(rawValue: context.variant) ?? .standard,

@@ -13,6 +13,15 @@ public struct ScriptVocabulary: Sendable {
   /// Commands a later feature brings, with the reason they are refused until then.
   var unavailableCommands: [String: String]
   var experiments: Set<String>?
+  /// Variation names by experiment key, when an experiment file gave them.
+  var experimentVariations: [String: [String]] = [:]
+
+  /// `experiments` are the variation names by experiment key from `--experiments FILE`;
+  /// nil when no file was given (then a script may force none).
+  public init(registry: FlowRegistry, experimentVariations: [String: [String]]?) {
+    self.init(registry: registry, experiments: experimentVariations.map { Set($0.keys) })
+    self.experimentVariations = experimentVariations ?? [:]
+  }
 
   public init(registry: FlowRegistry, experiments: Set<String>? = nil) {
     flows = Dictionary(uniqueKeysWithValues: registry.flows.map { ($0.id, $0.variants) })
@@ -168,6 +177,12 @@ public struct ScriptLoader {
           report(
             entry.keyPosition,
             "unknown experiment '\(entry.key)' (experiments: \(known.sorted().joined(separator: ", ")))")
+        } else if let variations = vocabulary.experimentVariations[entry.key], !variations.contains(variation)
+        {
+          report(
+            entry.value.position,
+            "experiment '\(entry.key)' has no variation '\(variation)'\(suggestion(variation, among: variations))"
+              + " (variations: \(variations.joined(separator: ", ")))")
         }
       } else {
         report(

@@ -1,3 +1,4 @@
+import Experiments
 import FlowKit
 import Foundation
 
@@ -47,14 +48,17 @@ public final class ScriptRunner {
     public var dataDirectory: URL?
     public var analytics: any AnalyticsSink
     public var storage: AppSession.StorageMode
+    /// From `--experiments FILE`: they choose the variant of a flow started without one.
+    public var experiments: [FlowExperiment]
 
     public init(
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
-      storage: AppSession.StorageMode = .sqlite
+      storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = []
     ) {
       self.dataDirectory = dataDirectory
       self.analytics = analytics
       self.storage = storage
+      self.experiments = experiments
     }
   }
 
@@ -88,7 +92,9 @@ public final class ScriptRunner {
     session = AppSession(
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
-      userID: user, analytics: options.analytics, storage: options.storage)
+      userID: user, analytics: options.analytics, storage: options.storage,
+      experiments: options.experiments.isEmpty
+        ? nil : ExperimentAssigner(experiments: options.experiments, forced: script.experiments))
     steps = []
     var failure: ScriptResult.Failure?
     do {

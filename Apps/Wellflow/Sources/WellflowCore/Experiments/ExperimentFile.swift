@@ -1,0 +1,388 @@
+import Experiments
+import FlowKit
+import Foundation
+
+/// A flow variant an experiment file declares without code: an ordered subset of the
+/// flow's steps.
+public struct DeclaredVariant: Sendable, Equatable {
+  public var flow: String
+  public var name: String
+  public var steps: [String]
+  public var position: SourcePosition
+}
+
+/// An experiment file (SPEC §6), checked against the registered flows: `experiments:`
+/// (GrowthBook definitions whose variations name flow variants) and `variants:`
+/// (new variants made of a flow's steps).
+public struct ExperimentFile: Sendable {
+  public var path: String
+  /// In file order: when several experiments share a flow, the first that includes a user
+  /// decides their variant.
+  public var experiments: [FlowExperiment]
+  public var variants: [DeclaredVariant]
+  /// The registry given, with the file's variants registered.
+  public var registry: FlowRegistry
+
+  /// Each experiment's variation names, by key (what scripts may force).
+  public var variationsByExperiment: [String: [String]] {
+    Dictionary(experiments.map { ($0.key, $0.variations) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  public static let topLevelKeys = ["experiments", "variants"]
+  public static let experimentKeys = [
+    "key", "flow", "variations", "weights", "coverage", "hashVersion", "condition", "hashAttribute", "seed",
+    "namespace",
+  ]
+
+  /// Reads and checks the file; every problem is reported, one `file:line:column: message`
+  /// each, and nothing is returned unless there are none.
+  public static func load(path: String, registry: FlowRegistry) -> Result<ExperimentFile, ScriptLoadFailure> {
+    var loader = ExperimentFileLoader(path: path, registry: registry)
+    let file = loader.load()
+    if let file, loader.problems.isEmpty { return .success(file) }
+    let problems = loader.problems.enumerated().sorted { a, b in
+      (a.element.position.line, a.element.position.column, a.offset)
+        < (b.element.position.line, b.element.position.column, b.offset)
+    }.map(\.element)
+    return .failure(ScriptLoadFailure(problems: problems))
+  }
+}
+
+private struct ExperimentFileLoader {
+  let path: String
+  var registry: FlowRegistry
+  var problems: [ScriptProblem] = []
+
+  init(path: String, registry: FlowRegistry) {
+    self.path = path
+    self.registry = registry
+  }
+
+  mutating func report(_ position: SourcePosition, _ message: String) {
+    problems.append(ScriptProblem(position, message))
+  }
+
+  mutating func load() -> ExperimentFile? {
+    guard let data = FileManager.default.contents(atPath: path),
+      let text = String(data: data, encoding: .utf8)
+    else {
+      report(SourcePosition(file: path, line: 1, column: 1), "cannot read experiment file '\(path)'")
+      return nil
+    }
+    var reader = YAMLReader(file: path, variables: [:])
+    let root = reader.read(text)
+    problems += reader.problems
+    guard let root else { return nil }
+    guard let entries = root.entries else {
+      report(
+        root.position, "an experiment file is a mapping with experiments: and variants:, got \(root.typeName)"
+      )
+      return nil
+    }
+    for entry in entries where !ExperimentFile.topLevelKeys.contains(entry.key) {
+      report(
+        entry.keyPosition,
+        "unknown key '\(entry.key)' in experiment file"
+          + suggestion(entry.key, among: ExperimentFile.topLevelKeys)
+          + " (keys: \(ExperimentFile.topLevelKeys.joined(separator: ", ")))")
+    }
+    // Variants first: experiments may name them.
+    var variants: [DeclaredVariant] = []
+    if let node = entries.first(where: { $0.key == "variants" })?.value {
+      variants = declaredVariants(node)
+    }
+    var experiments: [FlowExperiment] = []
+    if let node = entries.first(where: { $0.key == "experiments" })?.value {
+      experiments = experimentList(node)
+    } else {
+      report(root.position, "the file has no experiments (add `experiments:` with a list of experiments)")
+    }
+    return ExperimentFile(path: path, experiments: experiments, variants: variants, registry: registry)
+  }
+
+  // MARK: variants
+
+  mutating func declaredVariants(_ node: YNode) -> [DeclaredVariant] {
+    guard let flows = node.entries else {
+      report(node.position, "variants must map a flow to its new variants, got \(node.typeName)")
+      return []
+    }
+    var declared: [DeclaredVariant] = []
+    for (flowID, flowPosition, variantsNode) in flows {
+      guard let flow = registry.flow(flowID) else {
+        report(flowPosition, "variants: unknown flow '\(flowID)'\(flowList(flowID))")
+        continue
+      }
+      guard let stepVariants = flow.stepVariants else {
+        report(
+          flowPosition,
+          "variants: flow '\(flowID)' cannot make variants from steps (it registers no step list)")
+        continue
+      }
+      guard let variants = variantsNode.entries else {
+        report(
+          variantsNode.position,
+          "variants of \(flowID) must map a variant name to {steps: […]}, got \(variantsNode.typeName)")
+        continue
+      }
+      for (name, namePosition, body) in variants {
+        guard let variant = variant(name, at: namePosition, body, of: flow, stepVariants) else { continue }
+        declared.append(variant)
+      }
+    }
+    return declared
+  }
+
+  mutating func variant(
+    _ name: String, at namePosition: SourcePosition, _ body: YNode, of flow: FlowDefinition,
+    _ stepVariants: StepVariants
+  ) -> DeclaredVariant? {
+    if flow.variants.contains(name) {
+      report(
+        namePosition,
+        "flow '\(flow.id)' already has a variant '\(name)' (variants: \(flow.variants.joined(separator: ", ")))"
+      )
+      return nil
+    }
+    guard let fields = body.entries else {
+      report(body.position, "variant \(name) of \(flow.id) takes {steps: […]}, got \(body.typeName)")
+      return nil
+    }
+    for field in fields where field.key != "steps" {
+      report(field.keyPosition, "unknown key '\(field.key)' in variant \(name) (a variant takes steps)")
+    }
+    guard let stepsNode = fields.first(where: { $0.key == "steps" })?.value else {
+      report(
+        body.position,
+        "variant \(name) of \(flow.id) needs steps: [\(stepVariants.steps.joined(separator: ", "))]")
+      return nil
+    }
+    guard let items = stepsNode.items else {
+      report(stepsNode.position, "steps must be a list of \(flow.id)'s steps, got \(stepsNode.typeName)")
+      return nil
+    }
+    var steps: [String] = []
+    var valid = true
+    let order = stepVariants.steps.joined(separator: ", ")
+    for item in items {
+      var problem: String?
+      if let step = item.string {
+        if !stepVariants.steps.contains(step) {
+          problem =
+            "unknown step '\(step)' of \(flow.id)\(suggestion(step, among: stepVariants.steps)) (steps: \(order))"
+        } else if steps.contains(step) {
+          problem = "step '\(step)' is listed twice"
+        } else if let last = steps.last,
+          stepVariants.steps.firstIndex(of: step)! < stepVariants.steps.firstIndex(of: last)!
+        {
+          problem = "step '\(step)' comes after '\(last)' in \(flow.id) (its order: \(order))"
+        } else {
+          steps.append(step)
+        }
+      } else {
+        problem = "a step is a name, got \(item.described)"
+      }
+      if let problem {
+        report(item.position, "steps: \(problem)")
+        valid = false
+      }
+    }
+    guard valid else { return nil }
+    do {
+      try registry.registerVariant(name, of: flow.id, steps: steps)
+    } catch {
+      report(stepsNode.position, "steps: \(error.description)")
+      return nil
+    }
+    return DeclaredVariant(flow: flow.id, name: name, steps: steps, position: namePosition)
+  }
+
+  // MARK: experiments
+
+  mutating func experimentList(_ node: YNode) -> [FlowExperiment] {
+    guard let items = node.items else {
+      report(node.position, "experiments must be a list of experiments, got \(node.typeName)")
+      return []
+    }
+    var experiments: [FlowExperiment] = []
+    var firstLine: [String: Int] = [:]
+    for item in items {
+      let (experiment, keyNode) = experiment(item)
+      if let keyNode, let key = keyNode.string {
+        if let line = firstLine[key] {
+          report(keyNode.position, "key: duplicate experiment key '\(key)' (first on line \(line))")
+          continue
+        }
+        firstLine[key] = keyNode.position.line
+      }
+      if let experiment { experiments.append(experiment) }
+    }
+    return experiments
+  }
+
+  /// The experiment when it has no problem, and its key's node when it has one.
+  mutating func experiment(_ node: YNode) -> (FlowExperiment?, YNode?) {
+    guard let entries = node.entries else {
+      report(node.position, "an experiment is a mapping with key, flow and variations, got \(node.typeName)")
+      return (nil, nil)
+    }
+    for entry in entries where !ExperimentFile.experimentKeys.contains(entry.key) {
+      report(
+        entry.keyPosition,
+        "unknown key '\(entry.key)' in experiment"
+          + suggestion(entry.key, among: ExperimentFile.experimentKeys)
+          + " (keys: \(ExperimentFile.experimentKeys.joined(separator: ", ")))")
+    }
+    func field(_ name: String) -> YNode? { entries.first { $0.key == name }?.value }
+    let problemsBefore = problems.count
+    var missing: [String] = []
+    let keyNode = field("key")
+    let key = keyNode.flatMap { text($0, "key") }
+    if keyNode == nil { missing.append("key") }
+    let flowNode = field("flow")
+    let flowID = flowNode.flatMap { text($0, "flow") }
+    if flowNode == nil { missing.append("flow") }
+    let variationsNode = field("variations")
+    if variationsNode == nil { missing.append("variations") }
+    if !missing.isEmpty {
+      report(
+        node.position,
+        "the experiment\(key.map { " '\($0)'" } ?? "") has no \(missing.joined(separator: ", "))"
+          + " (an experiment needs key, flow and variations)")
+    }
+    var variationNodes: [YNode] = []
+    if let variationsNode {
+      if let items = variationsNode.items {
+        variationNodes = items
+        for item in items where item.string == nil {
+          report(item.position, "variations: a variation is a variant name, got \(item.described)")
+        }
+      } else {
+        report(
+          variationsNode.position,
+          "variations must be a list of variant names, got \(variationsNode.typeName)")
+      }
+    }
+    let variations = variationNodes.compactMap(\.string)
+
+    var flow: FlowDefinition?
+    if let flowID, let flowNode {
+      flow = registry.flow(flowID)
+      if flow == nil { report(flowNode.position, "flow: unknown flow '\(flowID)'\(flowList(flowID))") }
+    }
+    if let flow {
+      for item in variationNodes {
+        guard let name = item.string, !flow.variants.contains(name) else { continue }
+        report(
+          item.position,
+          "variations: '\(name)' is not a variant of flow '\(flow.id)'"
+            + suggestion(name, among: flow.variants)
+            + " (variants: \(flow.variants.joined(separator: ", ")))")
+      }
+    }
+
+    var experiment = FlowExperiment(key: key ?? "", flow: flowID ?? "", variations: variations)
+    if let node = field("weights") {
+      if let items = node.items {
+        let numbers = items.compactMap { number($0, "weights") }
+        if numbers.count == items.count { experiment.weights = numbers }
+      } else {
+        report(node.position, "weights must be a list of numbers, one per variation, got \(node.described)")
+      }
+    }
+    if let node = field("coverage") { experiment.coverage = number(node, "coverage") }
+    if let node = field("hashVersion"), let version = number(node, "hashVersion") {
+      if version == version.rounded(), let integer = Int(exactly: version) {
+        experiment.hashVersion = integer
+      } else {
+        report(node.position, "unknown hashVersion \(node.text) (GrowthBook has 1, the default, and 2)")
+      }
+    }
+    if let node = field("hashAttribute") { experiment.hashAttribute = text(node, "hashAttribute") }
+    if let node = field("seed") { experiment.seed = node.scalarText }
+    if let node = field("namespace") { experiment.namespace = namespace(node) }
+    var conditionNode: YNode?
+    if let node = field("condition") {
+      conditionNode = node
+      experiment.condition = Self.json(node)
+    }
+    for problem in experiment.problems() {
+      // Variation problems other than duplicates were reported above, with positions.
+      if problem.field == "variations", variationsNode == nil || variations.count != variationNodes.count {
+        continue
+      }
+      var position = field(problem.field)?.position ?? node.position
+      var message = problem.message
+      if problem.field == "condition", let conditionNode {
+        position = Self.node(at: problem.conditionPath, in: conditionNode)?.position ?? conditionNode.position
+        let path = problem.conditionPath.map(\.description).joined(separator: ".")
+        message = "condition\(path.isEmpty ? "" : " at \(path)"): \(problem.message)"
+      }
+      report(position, message)
+    }
+    guard problems.count == problemsBefore, keyNode != nil else { return (nil, keyNode) }
+    return (experiment, keyNode)
+  }
+
+  mutating func namespace(_ node: YNode) -> Namespace? {
+    guard let items = node.items, items.count == 3, let id = items[0].scalarText,
+      case .number(let start) = items[1].value, case .number(let end) = items[2].value
+    else {
+      report(
+        node.position, "namespace is [id, start, end] (e.g. [onboarding, 0, 0.5]), got \(node.summaryText)")
+      return nil
+    }
+    return Namespace(id: id, start: start, end: end)
+  }
+
+  mutating func text(_ node: YNode, _ what: String) -> String? {
+    if let text = node.string { return text }
+    report(node.position, "\(what) must be text, got \(node.described)")
+    return nil
+  }
+
+  mutating func number(_ node: YNode, _ what: String) -> Double? {
+    if case .number(let number) = node.value { return number }
+    report(node.position, "\(what) must be a number, got \(node.described)")
+    return nil
+  }
+
+  func flowList(_ id: String) -> String {
+    let ids = registry.flows.map(\.id)
+    return suggestion(id, among: ids) + " (flows: \(ids.joined(separator: ", ")))"
+  }
+
+  /// A condition as GrowthBook JSON. Scalars keep their YAML type, so `{skill: beginner}`
+  /// compares text and `{daysSinceFirstLaunch: {$gte: 7}}` numbers.
+  static func json(_ node: YNode) -> JSONValue {
+    switch node.value {
+    case .null: .null
+    case .bool(let bool): .bool(bool)
+    case .number(let number): .number(number)
+    case .string(let text): .string(text)
+    case .list(let items): .array(items.map(json))
+    case .map(let entries):
+      .object(Dictionary(entries.map { ($0.key, json($0.value)) }, uniquingKeysWith: { first, _ in first }))
+    }
+  }
+
+  /// The node a condition problem points at; a member's key when the member is named.
+  static func node(at path: [ConditionPathElement], in root: YNode) -> YNode? {
+    var current = root
+    var keyPosition: SourcePosition?
+    for element in path {
+      keyPosition = nil
+      switch element {
+      case .key(let key):
+        guard let entry = current.entries?.first(where: { $0.key == key }) else { return nil }
+        keyPosition = entry.keyPosition
+        current = entry.value
+      case .index(let index):
+        guard let items = current.items, items.indices.contains(index) else { return nil }
+        current = items[index]
+      }
+    }
+    if let keyPosition { return YNode(value: .null, position: keyPosition, text: "") }
+    return current
+  }
+}

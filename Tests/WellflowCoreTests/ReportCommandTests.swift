@@ -1,0 +1,180 @@
+import Experiments
+import FlowKit
+import Foundation
+import Testing
+import WellflowCore
+
+/// What `wellflow report` printed and returned.
+@MainActor
+private func wellflowReport(_ configuration: ReportConfiguration) -> RunOutcome {
+  let out = Locked<[String]>([])
+  let err = Locked<[String]>([])
+  let code = ReportCommand.execute(
+    configuration,
+    console: Console(
+      out: { text in out.withLock { $0.append(text) } }, err: { text in err.withLock { $0.append(text) } }))
+  return RunOutcome(code: code, out: out.current, err: err.current)
+}
+
+private func line(_ user: String, _ event: String, _ extra: String = "") -> String {
+  #"{"ts":"2026-01-05T09:00:00Z","user":"\#(user)","event":"\#(event)","flow":"onboarding"\#(extra)}"#
+}
+
+private func exposure(_ user: String, _ variation: String, _ id: Int) -> String {
+  line(
+    user, "experiment_viewed",
+    #","variant":"\#(variation)","experiment":"onboarding-length","variation":"\#(variation)","variation_id":\#(id)"#
+  )
+}
+
+private func screen(_ user: String, _ id: String) -> String {
+  line(user, "screen_viewed", #","screen":"onboarding.\#(id)""#)
+}
+
+/// Brief users listed first, so the control comes first only by `variation_id`:
+/// - standard: u1 completes in 4 screens, u2 cancels on features, u3 completes in 4;
+/// - brief: u4 completes in 2 screens, u5 stops on skill (abandoned), u6 never starts;
+/// - u7 was never exposed and does not count.
+private let smallEvents =
+  [
+    exposure("u4", "brief", 1), line("u4", "flow_started"), screen("u4", "skill"), screen("u4", "finale"),
+    line("u4", "flow_completed"),
+    exposure("u1", "standard", 0), line("u1", "flow_started"), screen("u1", "welcome"),
+    screen("u1", "features"),
+    screen("u1", "skill"), screen("u1", "finale"), line("u1", "flow_completed"),
+    "",
+    exposure("u2", "standard", 0), line("u2", "flow_started"), screen("u2", "welcome"),
+    screen("u2", "features"),
+    line("u2", "flow_cancelled", #","reason":"user""#),
+    exposure("u3", "standard", 0), line("u3", "flow_started"), screen("u3", "welcome"),
+    screen("u3", "features"),
+    screen("u3", "skill"), screen("u3", "finale"), line("u3", "flow_completed"),
+    exposure("u5", "brief", 1), line("u5", "flow_started"), screen("u5", "skill"),
+    exposure("u6", "brief", 1),
+    line("u7", "flow_started"), line("u7", "flow_cancelled"),
+  ].joined(separator: "\n") + "\n"
+
+@MainActor
+@Suite("wellflow report")
+struct ReportCommandTests {
+  let workspace = Workspace()
+
+  @Test func aSmallEventsFileGivesTheHandCheckedFunnel() throws {
+    let path = workspace.write("e.ndjson", smallEvents)
+    let outcome = wellflowReport(ReportConfiguration(eventsPath: path, experiment: "onboarding-length"))
+    #expect(outcome.code == 0)
+    #expect(outcome.err.isEmpty)
+    // standard 2/3 = 66.7%, Wilson 20.8%–93.9%; brief 1/2 = 50%, Wilson 9.5%–90.5%;
+    // pooled 3/5: z = (0.5 − 0.667) / √(0.24 · (1/3 + 1/2)) = −0.37, p = 0.7094.
+    #expect(
+      outcome.out == [
+        """
+        Experiment onboarding-length, flow onboarding: completion = completed / started (each user's first run after exposure)
+
+        variation  exposed  started  completed  cancelled  abandoned  completion  95% CI       median steps  top exit screen          vs control
+        standard         3        3          2          1          0       66.7%  20.8%–93.9%             4  onboarding.features (1)  control
+        brief            3        2          1          0          1       50.0%  9.5%–90.5%              2  onboarding.skill (1)     -16.7 pts, z -0.37, p 0.7094
+
+        """
+      ])
+  }
+
+  @Test func jsonCarriesTheSameNumbers() throws {
+    let path = workspace.write("e.ndjson", smallEvents)
+    var configuration = ReportConfiguration(eventsPath: path, experiment: "onboarding-length")
+    configuration.format = .json
+    let outcome = wellflowReport(configuration)
+    #expect(outcome.code == 0)
+    let report = try JSONDecoder().decode(ExperimentReport.self, from: Data(outcome.outText.utf8))
+    #expect(report.variations.map(\.variation) == ["standard", "brief"])
+    #expect(report.variations.map(\.exposed) == [3, 3])
+    #expect(report.variations.map(\.started) == [3, 2])
+    #expect(report.variations.map(\.completed) == [2, 1])
+    #expect(report.variations.map(\.cancelled) == [1, 0])
+    #expect(report.variations.map(\.abandoned) == [0, 1])
+    #expect(report.variations.map(\.medianStepsToComplete) == [4, 2])
+    #expect(
+      report.variations.map { $0.topExitScreen?.screen } == ["onboarding.features", "onboarding.skill"])
+    let test = try #require(report.variations[1].versusControl)
+    #expect(abs(test.pValue - 0.709_388) < 1e-5)
+    #expect(abs(test.z + 0.372_678) < 1e-5)
+  }
+
+  @Test func theExperimentFileSetsTheControl() throws {
+    let path = workspace.write("e.ndjson", smallEvents)
+    let experiments = workspace.write(
+      "x.yaml",
+      """
+      variants: {onboarding: {brief: {steps: [skill, finale]}}}
+      experiments:
+        - {key: onboarding-length, flow: onboarding, variations: [brief, standard]}
+      """)
+    var configuration = ReportConfiguration(eventsPath: path, experiment: "onboarding-length")
+    configuration.experimentsPath = experiments
+    configuration.format = .json
+    let outcome = wellflowReport(configuration)
+    let report = try JSONDecoder().decode(ExperimentReport.self, from: Data(outcome.outText.utf8))
+    #expect(report.variations.map(\.variation) == ["brief", "standard"])
+    #expect(report.variations[0].versusControl == nil)
+  }
+
+  @Test func aMalformedLineIsNamedWithItsLine() throws {
+    let bad = workspace.write(
+      "bad.ndjson",
+      [exposure("u1", "standard", 0), "", "{not json", line("u1", "flow_started")].joined(separator: "\n"))
+    let outcome = wellflowReport(ReportConfiguration(eventsPath: bad, experiment: "onboarding-length"))
+    #expect(outcome.code == 2)
+    #expect(workspace.relative(outcome.err) == ["error: bad.ndjson:3: not a JSON object: {not json"])
+    #expect(outcome.out.isEmpty)
+
+    let cases = [
+      (#"{"ts":"2026-01-05T09:00:00Z","event":"flow_started"}"#, "the event has no 'user'"),
+      (
+        #"{"ts":"yesterday","user":"u","event":"flow_started"}"#,
+        "'ts' must be an ISO 8601 date-time, got 'yesterday'"
+      ),
+      (#"{"ts":"2026-01-05T09:00:00Z","user":7,"event":"flow_started"}"#, "'user' must be text"),
+      (#"[1, 2]"#, "not a JSON object: [1, 2]"),
+    ]
+    for (text, message) in cases {
+      let path = workspace.write("case.ndjson", exposure("u1", "standard", 0) + "\n" + text + "\n")
+      let outcome = wellflowReport(ReportConfiguration(eventsPath: path, experiment: "onboarding-length"))
+      #expect(workspace.relative(outcome.err) == ["error: case.ndjson:2: \(message)"])
+    }
+  }
+
+  @Test func anUnknownExperimentNamesTheOnesSeen() throws {
+    let path = workspace.write("e.ndjson", smallEvents)
+    let outcome = wellflowReport(ReportConfiguration(eventsPath: path, experiment: "onboarding-lenght"))
+    #expect(outcome.code == 2)
+    #expect(
+      outcome.err == [
+        "error: no experiment_viewed events for experiment onboarding-lenght; check the key (experiments seen: onboarding-length)"
+      ])
+  }
+
+  /// The example the README shows: a run with the experiment file, then its report.
+  @Test func theExampleRunsForManyUsersAndReports() async throws {
+    let events = workspace.path("events.ndjson")
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let run = await wellflowRun([
+      root.appendingPathComponent("Apps/Wellflow/Scripts/experiment-onboarding.yaml").path
+    ]) {
+      $0.experimentsPath =
+        root.appendingPathComponent("Apps/Wellflow/Experiments/onboarding-length.yaml").path
+      $0.users = 40
+      $0.eventsPath = events
+      $0.format = .json
+    }
+    #expect(run.code == 0, "\(run.errText)")
+    var configuration = ReportConfiguration(eventsPath: events, experiment: "onboarding-length")
+    configuration.format = .json
+    let outcome = wellflowReport(configuration)
+    let report = try JSONDecoder().decode(ExperimentReport.self, from: Data(outcome.outText.utf8))
+    #expect(report.variations.map(\.variation) == ["standard", "brief"])
+    #expect(report.variations.map(\.exposed).reduce(0, +) == 40)
+    #expect(report.variations.allSatisfy { $0.exposed > 0 && $0.completed == $0.exposed })
+    #expect(report.variations.map(\.medianStepsToComplete) == [4, 2])
+  }
+}
