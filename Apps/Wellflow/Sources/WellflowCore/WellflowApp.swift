@@ -1,4 +1,5 @@
 import FlowKit
+import CheckInFlow
 import Foundation
 import Journal
 import MoodTracking
@@ -8,7 +9,9 @@ import Storage
 /// The composition root: which features the app ships and which adapters serve their
 /// ports. Swapping an adapter is a change here and nowhere else.
 public enum WellflowApp {
-  public static let features: [any FlowFeature.Type] = [OnboardingFeature.self, JournalFeature.self]
+  public static let features: [any FlowFeature.Type] = [
+    OnboardingFeature.self, CheckInFeature.self, JournalFeature.self,
+  ]
 
   public static func makeRegistry() throws(RegistryError) -> FlowRegistry {
     var registry = FlowRegistry()
