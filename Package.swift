@@ -28,7 +28,8 @@ let package = Package(
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
     .target(name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
     .target(
-      name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/CheckInFlow/Sources/CheckInFlow"
+      name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
+      path: "Modules/CheckInFlow/Sources/CheckInFlow"
     ),
     .target(
       name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal",

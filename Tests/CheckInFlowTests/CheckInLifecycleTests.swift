@@ -154,7 +154,10 @@ struct CheckInLifecycleTests {
     #expect(data.nextFlow == nil)
   }
 
-  @Test(arguments: [(FlowTrigger.launch, MoodKind.dailyMood), (.manual, .momentaryEmotion), (.notification, .momentaryEmotion)])
+  @Test(arguments: [
+    (FlowTrigger.launch, MoodKind.dailyMood), (.manual, .momentaryEmotion),
+    (.notification, .momentaryEmotion),
+  ])
   func theTriggerChoosesTheKind(trigger: FlowTrigger, kind: MoodKind) async throws {
     let harness = Harness(variant: .quick, trigger: trigger)
     try await harness.walk(to: "checkin.acting")

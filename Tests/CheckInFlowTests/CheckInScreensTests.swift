@@ -137,7 +137,8 @@ struct CheckInScreensTests {
     #expect(harness.screen.element("response")?.kind == .text(limit: 500))
     let long = String(repeating: "a", count: 501)
     #expect(
-      throws: ActionError(screen: "checkin.shaping", element: "response", problem: .textTooLong(limit: 500, length: 501))
+      throws: ActionError(
+        screen: "checkin.shaping", element: "response", problem: .textTooLong(limit: 500, length: 501))
     ) { try harness.running.send(.enter("response", long)) }
     try await harness.send(.enter("response", String(repeating: "a", count: 500)))
   }

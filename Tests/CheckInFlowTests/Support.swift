@@ -28,8 +28,9 @@ final class World {
   let analytics = InMemoryAnalyticsSink()
   var userID: String?
 
-  init(now: String = "2026-03-02T08:00", zone: String = "UTC", userID: String? = "alice", onboarded: Bool = true)
-  {
+  init(
+    now: String = "2026-03-02T08:00", zone: String = "UTC", userID: String? = "alice", onboarded: Bool = true
+  ) {
     clock = ManualClock(now: moment(now, zone), timeZone: TimeZone(identifier: zone)!)
     store = InMemoryKeyValueStore(onboarded ? [CheckInKeys.onboardingCompleted: "true"] : [:])
     self.userID = userID
@@ -107,7 +108,9 @@ final class Harness {
       switch screen.id {
       case "checkin.pet": try await send(.tap("begin"))
       case "checkin.naming":
-        if screen.element("emotion")?.value == ElementValue.none { try await send(.select("emotion", ["calm"])) }
+        if screen.element("emotion")?.value == ElementValue.none {
+          try await send(.select("emotion", ["calm"]))
+        }
         try await send(.tap("continue"))
       case "checkin.evaluating":
         if screen.element("evaluation")?.value == ElementValue.none {

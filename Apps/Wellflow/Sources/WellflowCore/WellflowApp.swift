@@ -1,5 +1,5 @@
-import FlowKit
 import CheckInFlow
+import FlowKit
 import Foundation
 import Journal
 import MoodTracking

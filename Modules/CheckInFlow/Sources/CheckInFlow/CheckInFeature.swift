@@ -59,7 +59,9 @@ public enum CheckInFeature: FlowFeature {
       LaunchRule(
         id: launchRuleID, priority: launchPriority, request: FlowRequest(flow: flowID, trigger: .launch)
       ) { environment in
-        guard try environment.keyValueStore.bool(forKey: CheckInKeys.onboardingCompleted) else { return false }
+        guard try environment.keyValueStore.bool(forKey: CheckInKeys.onboardingCompleted) else {
+          return false
+        }
         return try await environment.moodHistory.todaysDailyMood() == nil
       })
   }

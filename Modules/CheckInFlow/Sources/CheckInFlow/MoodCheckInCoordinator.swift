@@ -172,7 +172,8 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
     if analytics.isRecording {
       analytics.record(
         AnalyticsEvent(
-          ts: clock.now, user: userID ?? "anonymous", event: "mood_saved", flow: Self.flowID, variant: variant,
+          ts: clock.now, user: userID ?? "anonymous", event: "mood_saved", flow: Self.flowID,
+          variant: variant,
           fields: [
             "score": .number(Double(entry.score)), "valence": .number(entry.valence),
             "kind": .string(entry.kind.rawValue), "trigger": .string(trigger.rawValue),
