@@ -40,6 +40,8 @@ public enum CheckInFeature: FlowFeature {
       FlowDefinition(
         id: flowID, summary: "Notice, name and shape a feeling; saved as a mood",
         variants: variants.map(\.name), screens: screens(for: variants.flatMap(\.steps)),
+        stepVariants: stepVariants,
+        variantSteps: Dictionary(uniqueKeysWithValues: variants.map { ($0.name, $0.steps.map(\.name)) }),
         make: { context in
           let variant = variants.first { $0.name == context.variant } ?? variants[0]
           return MoodCheckInCoordinator(context: context, variant: variant)
@@ -65,6 +67,18 @@ public enum CheckInFeature: FlowFeature {
         return try await environment.moodHistory.todaysDailyMood() == nil
       })
   }
+
+  /// Variants declared without code (an experiment file's `variants:`): an ordered
+  /// subset of the built-in steps that asks for the score.
+  public static let stepVariants = StepVariants(
+    steps: CheckInVariant.builtInSteps.map(\.name),
+    check: { names in
+      names.contains(SensingStep().name) ? nil : "a check-in needs the sensing step, which asks for the score"
+    },
+    make: { context, names in
+      let variant = CheckInVariant(name: context.variant, stepNames: names) ?? .full
+      return MoodCheckInCoordinator(context: context, variant: variant)
+    })
 
   /// Adds a variant to the registered check-in: new steps or a new order, with no edit
   /// to the steps or variants that exist.
