@@ -171,13 +171,7 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
     try? CheckInKeys.incrementCount(in: store)
     if analytics.isRecording {
       analytics.record(
-        AnalyticsEvent(
-          ts: clock.now, user: userID ?? "anonymous", event: "mood_saved", flow: Self.flowID,
-          variant: variant,
-          fields: [
-            "score": .number(Double(entry.score)), "valence": .number(entry.valence),
-            "kind": .string(entry.kind.rawValue), "trigger": .string(trigger.rawValue),
-          ]))
+        .moodSaved(entry, flow: Self.flowID, variant: variant, trigger: trigger, at: clock.now))
     }
     complete(
       MoodCheckInData(
