@@ -4,11 +4,14 @@ import Journal
 import MoodTracking
 import Onboarding
 import Storage
+import Sync
 
 /// The composition root: which features the app ships and which adapters serve their
 /// ports. Swapping an adapter is a change here and nowhere else.
 public enum WellflowApp {
-  public static let features: [any FlowFeature.Type] = [OnboardingFeature.self, JournalFeature.self]
+  public static let features: [any FlowFeature.Type] = [
+    OnboardingFeature.self, JournalFeature.self, SyncFeature.self,
+  ]
 
   public static func makeRegistry() throws(RegistryError) -> FlowRegistry {
     var registry = FlowRegistry()
@@ -37,6 +40,11 @@ public final class AppSession {
   public let userID: String
   public let analytics: any AnalyticsSink
   public private(set) var host: FlowHost?
+  /// Where `sync` sends; the device's network state outlives relaunches.
+  public let backend: any BackendConnector
+  public let connectivity: NetworkSwitch
+  /// Sends the outbox and pulls, once the app is open.
+  public private(set) var sync: SyncService?
   private var database: WellflowDatabase?
   private lazy var memoryStore = InMemoryKeyValueStore()
   private lazy var memoryJournal = InMemoryJournalRepository()
@@ -46,9 +54,12 @@ public final class AppSession {
 
   public init(
     registry: FlowRegistry, dataDirectory: URL, clock: ManualClock, userID: String,
-    analytics: any AnalyticsSink, storage: StorageMode = .sqlite
+    analytics: any AnalyticsSink, storage: StorageMode = .sqlite,
+    backend: any BackendConnector = EmbeddedBackend(databasePath: nil), connectivity: NetworkSwitch = NetworkSwitch()
   ) {
     self.registry = registry
+    self.backend = backend
+    self.connectivity = connectivity
     self.storage = storage
     self.dataDirectory = dataDirectory
     self.clock = clock
@@ -78,6 +89,11 @@ public final class AppSession {
       services[StateOfMindStoreKey.self] = memoryHealth
       services[OutboxKey.self] = memoryOutbox
     }
+    let sync = SyncService(
+      connector: backend, outbox: services[OutboxKey.self], moods: services[MoodRepositoryKey.self], clock: clock,
+      connectivity: connectivity, analytics: analytics)
+    services[SyncServiceKey.self] = sync
+    self.sync = sync
     let environment = HostEnvironment(
       userID: userID, clock: clock, keyValueStore: keyValueStore, analytics: analytics, services: services)
     let host = try FlowHost(registry: registry, environment: environment, workMode: .deferred)
@@ -89,6 +105,7 @@ public final class AppSession {
   public func close() {
     host?.terminate()
     host = nil
+    sync = nil
     database = nil
   }
 }

@@ -22,12 +22,7 @@ public struct ScriptVocabulary: Sendable {
     alerts = Set(declared.flatMap { $0.alerts.map(\.id) })
     alertButtons = Set(declared.flatMap { $0.alerts.flatMap(\.buttons) })
     queries = Dictionary(uniqueKeysWithValues: registry.queries.map { ($0.id, $0.type) })
-    unavailableCommands = [
-      "sync":
-        "'sync' needs the sync feature (outbox processor and backend), which this build does not have yet",
-      "network":
-        "'network' needs the sync feature (outbox processor and backend), which this build does not have yet",
-    ]
+    unavailableCommands = [:]
     self.experiments = experiments
   }
 }
@@ -264,6 +259,13 @@ public struct ScriptLoader {
     switch command {
     case "launch": return make(.launch, "launch")
     case "relaunch": return make(.relaunch, "relaunch")
+    case "sync": return make(.sync, "sync")
+    case "network":
+      guard let text = argument!.scalarText, let state = NetworkState(rawValue: text) else {
+        report(argument!.position, "network takes offline or online, got \(argument!.quoted)")
+        return nil
+      }
+      return make(.network(state), "network \(state.rawValue)")
     case "back": return make(.action(.back), "back")
     case "close": return make(.action(.close), "close")
     case "start":

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import Sync
 
 /// How one step went.
 public struct StepResult: Sendable, Codable, Equatable {
@@ -47,14 +48,16 @@ public final class ScriptRunner {
     public var dataDirectory: URL?
     public var analytics: any AnalyticsSink
     public var storage: AppSession.StorageMode
+    public var backend: BackendChoice
 
     public init(
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
-      storage: AppSession.StorageMode = .sqlite
+      storage: AppSession.StorageMode = .sqlite, backend: BackendChoice = .embedded
     ) {
       self.dataDirectory = dataDirectory
       self.analytics = analytics
       self.storage = storage
+      self.backend = backend
     }
   }
 
@@ -85,10 +88,23 @@ public final class ScriptRunner {
       ?? (temporary
         ? FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-\(UUID().uuidString)")
         : Self.noDirectory)
+    let embedded: EmbeddedBackend?
+    let backend: any BackendConnector
+    switch options.backend {
+    case .embedded:
+      let server = EmbeddedBackend(
+        databasePath: options.storage == .sqlite
+          ? directory.appendingPathComponent(EmbeddedBackend.fileName).path : nil)
+      embedded = server
+      backend = server
+    case .remote(let credentials):
+      embedded = nil
+      backend = FixedBackendConnector(credentials: credentials)
+    }
     session = AppSession(
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
-      userID: user, analytics: options.analytics, storage: options.storage)
+      userID: user, analytics: options.analytics, storage: options.storage, backend: backend)
     steps = []
     var failure: ScriptResult.Failure?
     do {
@@ -99,6 +115,7 @@ public final class ScriptRunner {
     }
     session.close()
     session = nil
+    await embedded?.stop()
     if temporary { try? FileManager.default.removeItem(at: directory) }
     let elapsed = ContinuousClock.now - started
     return ScriptResult(
@@ -159,6 +176,20 @@ public final class ScriptRunner {
       case .seconds(let seconds): session.clock.advance(by: seconds)
       case .days(let days): session.clock.advance(days: days)
       }
+    case .network(let state):
+      session.connectivity.set(online: state == .online)
+    case .sync:
+      _ = try openHost(step)
+      guard let sync = session.sync else { throw fail("sync failed: the app could not start") }
+      let result: SyncService.Result
+      do {
+        result = try await sync.sync(userID: session.userID)
+      } catch {
+        throw fail("sync failed: \(error)")
+      }
+      await host?.settle()
+      record(step, .passed, depth: depth, message: Self.describe(result))
+      return
     case .run(_, let subSteps):
       record(step, .passed, depth: depth)
       try await execute(subSteps, depth: depth + 1)
@@ -250,6 +281,20 @@ public final class ScriptRunner {
         return "\(error)"
       }
     }
+  }
+
+  static func describe(_ result: SyncService.Result) -> String {
+    let push = result.push
+    var parts = ["sent \(push.synced)"]
+    if push.failed > 0 { parts.append("refused \(push.failed)") }
+    if push.retrying + push.untried > 0 { parts.append("waiting \(push.retrying + push.untried)") }
+    if result.pulled > 0 { parts.append("pulled \(result.pulled)") }
+    switch push.stop {
+    case .offline: parts.append("offline")
+    case .backendUnavailable(let reason): parts.append(reason)
+    case nil: break
+    }
+    return parts.joined(separator: ", ")
   }
 
   private func describeCurrentScreen() -> String {
