@@ -86,7 +86,7 @@ let package = Package(
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
-    .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit"]),
+    .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "ProgressBackend"]),
     .testTarget(
       name: "SyncTests",
       dependencies: ["Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal", "sync-crash-helper"]

@@ -82,7 +82,8 @@ struct KeyValueStoreTests {
     let directory = TemporaryDirectory()
     let first = try WellflowDatabase.open(directory: directory.url)
     let applied = try first.writer.read { try WellflowDatabase.migrator().appliedIdentifiers($0) }
-    #expect(applied == ["v1_progressEntries", "v2_moodEntries", "keyValues", "journalEntries"])
+    #expect(
+      applied == ["v1_progressEntries", "v2_moodEntries", "keyValues", "journalEntries", "moodEntriesByBackendID"])
     try SQLiteKeyValueStore(database: first, userID: "alice").set("kept", forKey: "k")
 
     for _ in 0..<2 {

@@ -28,7 +28,8 @@ import Testing
     ]
     for (name, headers, code) in cases {
       for (method, path) in [("GET", "/api/v1/progress"), ("POST", "/api/v1/journal")] {
-        let (status, json) = try await backend.raw(method, path, body: "{}", headers: headers)
+        let (status, json) = try await backend.raw(
+          method, path, body: method == "POST" ? "{}" : nil, headers: headers)
         #expect(status == 401, "\(name) \(method) \(path)")
         #expect(json.errorCode == code, "\(name)")
         #expect(json.errorMessage?.isEmpty == false, "\(name)")

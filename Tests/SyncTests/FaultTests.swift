@@ -66,13 +66,14 @@ import Testing
     let clock = testClock()
     try await seedMoods(SQLiteMoodRepository(writer: database.writer), user: "alice", count: 2, clock: clock)
     let outbox = SQLiteOutbox(writer: database.writer)
-    let processor = OutboxProcessor(outbox: outbox, api: backend.client("alice", timeout: 0.5), clock: clock)
+    let processor = OutboxProcessor(outbox: outbox, api: backend.client("alice", timeout: 1), clock: clock)
     let report = try await processor.run(userID: "alice")
     #expect(report.stop == .backendUnavailable("the backend did not answer in time"))
     #expect(report.retrying == 1 && report.untried == 1)
     #expect(try await outbox.pendingCount(userID: "alice") == 2)
     hang.withLock { $0 = false }
-    #expect(try await processor.run(userID: "alice", ignoringBackoff: true).synced == 2)
+    let retry = try await processor.run(userID: "alice", ignoringBackoff: true)
+    #expect(retry.synced == 2, "\(retry)")
     #expect(try await backend.client("alice").listProgress(ListQuery()).total == 2)
   }
 

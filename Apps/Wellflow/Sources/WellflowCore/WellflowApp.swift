@@ -101,6 +101,25 @@ public final class AppSession {
     return host
   }
 
+  /// Deletes the app's own data (not the embedded backend's), as uninstalling would.
+  /// Call it while the app is closed.
+  public func clearLocalData() throws {
+    switch storage {
+    case .sqlite:
+      let names = ["", "-wal", "-shm"].map { WellflowDatabase.fileName + $0 }
+      for name in names {
+        let file = dataDirectory.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+      }
+    case .memory:
+      memoryStore = InMemoryKeyValueStore()
+      memoryJournal = InMemoryJournalRepository()
+      memoryOutbox = InMemoryOutbox()
+      memoryMoods = InMemoryMoodRepository(outbox: memoryOutbox)
+      memoryHealth = InMemoryStateOfMindStore()
+    }
+  }
+
   /// Quits: flows are dropped and storage is closed.
   public func close() {
     host?.terminate()

@@ -23,10 +23,12 @@ public final class ProgressAPIClient: ProgressAPI {
   public let credentials: BackendCredentials
   private let session: URLSession
 
-  /// `timeout` bounds each request; `maxConnections` lets a concurrent processor use
-  /// that many connections to the host.
+  /// `timeout` bounds each request (at least a second: Linux's URLSession counts in
+  /// whole seconds and gives up at once below one); `maxConnections` lets a concurrent
+  /// processor use that many connections to the host.
   public init(credentials: BackendCredentials, timeout: TimeInterval = 15, maxConnections: Int = 4) {
     self.credentials = credentials
+    let timeout = max(timeout, 1)
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeout
     configuration.timeoutIntervalForResource = timeout

@@ -45,7 +45,8 @@ public struct Step: Sendable {
 
 public indirect enum StepKind: Sendable {
   case launch
-  case relaunch
+  /// With `clearState`, the app's local data is wiped first (a new install, same account).
+  case relaunch(clearState: Bool)
   case start(FlowRequest)
   case action(UserAction)
   case expect([Condition])

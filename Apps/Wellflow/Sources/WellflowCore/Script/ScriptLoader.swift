@@ -40,7 +40,9 @@ public struct ScriptLoader {
     "launch", "relaunch", "start", "tap", "select", "enter", "set", "toggle", "back", "close", "expect",
     "advance", "network", "sync", "run", "repeat", "if",
   ]
-  static let argumentless: Set<String> = ["launch", "relaunch", "back", "close", "sync"]
+  static let argumentless: Set<String> = ["launch", "back", "close", "sync"]
+  /// Commands whose value may be left out.
+  static let optionalArgument: Set<String> = ["relaunch"]
 
   public init(vocabulary: ScriptVocabulary) {
     self.vocabulary = vocabulary
@@ -247,7 +249,7 @@ public struct ScriptLoader {
     }
     if Self.argumentless.contains(command) {
       if let argument { report(argument.position, "'\(command)' takes no value, got \(argument.quoted)") }
-    } else if argument == nil {
+    } else if argument == nil, !Self.optionalArgument.contains(command) {
       report(commandPosition, "'\(command)' needs a value")
       return nil
     }
@@ -258,7 +260,17 @@ public struct ScriptLoader {
 
     switch command {
     case "launch": return make(.launch, "launch")
-    case "relaunch": return make(.relaunch, "relaunch")
+    case "relaunch":
+      // `{clearState: true}` (Maestro's word) relaunches as a fresh install signed in
+      // to the same account: local data gone, the backend's rows kept.
+      guard let argument else { return make(.relaunch(clearState: false), "relaunch") }
+      guard let entries = argument.entries else {
+        report(argument.position, "relaunch takes nothing or {clearState: true}, got \(argument.typeName)")
+        return nil
+      }
+      checkKeys(entries, allowed: ["clearState"], what: "relaunch")
+      let clear = entries.first { $0.key == "clearState" }.flatMap { bool($0.value, "clearState") } ?? false
+      return make(.relaunch(clearState: clear), clear ? "relaunch {clearState: true}" : "relaunch")
     case "sync": return make(.sync, "sync")
     case "network":
       guard let text = argument!.scalarText, let state = NetworkState(rawValue: text) else {

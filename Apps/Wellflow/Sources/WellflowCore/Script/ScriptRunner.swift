@@ -147,8 +147,15 @@ public final class ScriptRunner {
     case .launch:
       let host = try openHost(step)
       await host.launch()
-    case .relaunch:
+    case .relaunch(let clearState):
       session.close()
+      if clearState {
+        do {
+          try session.clearLocalData()
+        } catch {
+          throw fail("relaunch could not clear the app's data: \(error)")
+        }
+      }
       let host = try openHost(step)
       await host.launch()
     case .start(let request):
