@@ -72,8 +72,11 @@ let package = Package(
       dependencies: ["Sync", "Storage", "MoodTracking", "FlowKit"],
       path: "Tools/SyncCrashHelper"
     ),
-    .executableTarget(name: "wellflow-bench", dependencies: [
-        "WellflowCore", "FlowKit", "Onboarding", "Experiments", "MoodTracking", "Storage", "Sync", "ProgressBackend",
+    .executableTarget(
+      name: "wellflow-bench",
+      dependencies: [
+        "WellflowCore", "FlowKit", "Onboarding", "Experiments", "MoodTracking", "Storage", "Sync",
+        "ProgressBackend",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
@@ -89,7 +92,9 @@ let package = Package(
     .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "ProgressBackend"]),
     .testTarget(
       name: "SyncTests",
-      dependencies: ["Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal", "sync-crash-helper"]
+      dependencies: [
+        "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal", "sync-crash-helper",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

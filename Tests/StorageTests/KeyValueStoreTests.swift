@@ -83,7 +83,9 @@ struct KeyValueStoreTests {
     let first = try WellflowDatabase.open(directory: directory.url)
     let applied = try first.writer.read { try WellflowDatabase.migrator().appliedIdentifiers($0) }
     #expect(
-      applied == ["v1_progressEntries", "v2_moodEntries", "keyValues", "journalEntries", "moodEntriesByBackendID"])
+      applied == [
+        "v1_progressEntries", "v2_moodEntries", "keyValues", "journalEntries", "moodEntriesByBackendID",
+      ])
     try SQLiteKeyValueStore(database: first, userID: "alice").set("kept", forKey: "k")
 
     for _ in 0..<2 {

@@ -59,7 +59,10 @@ import Testing
       ("bad logged_at", #"{"type": "mood_score", "quantity": 3, "logged_at": "yesterday"}"#),
       ("no such day", #"{"type": "mood_score", "quantity": 3, "logged_at": "2026-02-30"}"#),
       ("bad time", #"{"type": "mood_score", "quantity": 3, "logged_at": "2026-03-02T25:00:00Z"}"#),
-      ("long notes", #"{"type": "mood_score", "quantity": 3, "logged_at": "2026-03-02", "notes": "\#(long)"}"#),
+      (
+        "long notes",
+        #"{"type": "mood_score", "quantity": 3, "logged_at": "2026-03-02", "notes": "\#(long)"}"#
+      ),
       ("number notes", #"{"type": "mood_score", "quantity": 3, "logged_at": "2026-03-02", "notes": 5}"#),
     ]
     for (name, body) in progress {
@@ -70,10 +73,13 @@ import Testing
     }
     let journal: [(String, String, String)] = [
       ("no created_at", #"{"curriculum_id": 1, "initiated_by": "self"}"#, "created_at"),
-      ("bad created_at", #"{"created_at": "soon", "curriculum_id": 1, "initiated_by": "self"}"#, "created_at"),
+      (
+        "bad created_at", #"{"created_at": "soon", "curriculum_id": 1, "initiated_by": "self"}"#, "created_at"
+      ),
       ("no curriculum", #"{"created_at": "2026-03-02T08:00:00Z", "initiated_by": "self"}"#, "curriculum_id"),
       (
-        "unknown curriculum", #"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 99999, "initiated_by": "self"}"#,
+        "unknown curriculum",
+        #"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 99999, "initiated_by": "self"}"#,
         "curriculum_id 99999 is not in the catalog"
       ),
       (
@@ -87,11 +93,13 @@ import Testing
         "strategy_id 99999"
       ),
       (
-        "bad initiator", #"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 1, "initiated_by": "robot"}"#,
+        "bad initiator",
+        #"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 1, "initiated_by": "robot"}"#,
         "initiated_by"
       ),
       (
-        "fractional id", #"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 1.5, "initiated_by": "self"}"#,
+        "fractional id",
+        #"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 1.5, "initiated_by": "self"}"#,
         "whole number"
       ),
     ]
@@ -100,7 +108,10 @@ import Testing
       #expect(status == 400, "\(name)")
       #expect(json.errorMessage?.contains(mentions) == true, "\(name): \(json.errorMessage ?? "-")")
     }
-    for query in ["limit=101", "limit=0", "limit=x", "offset=-1", "from=2026-13-01", "to=03/02/2026", "from=2026-03-05&to=2026-03-01"] {
+    for query in [
+      "limit=101", "limit=0", "limit=x", "offset=-1", "from=2026-13-01", "to=03/02/2026",
+      "from=2026-03-05&to=2026-03-01",
+    ] {
       for resource in ["progress", "journal"] {
         let (status, json) = try await backend.raw("GET", "/api/v1/\(resource)?\(query)", headers: headers)
         #expect(status == 400, "\(resource)?\(query)")
@@ -118,14 +129,17 @@ import Testing
     defer { Task { await backend.stop() } }
     let client = backend.client("alice")
     let created = try await client.createProgress(
-      body: progressBody(quantity: 0, loggedAt: "2026-03-02T23:30:00+01:00", notes: "ok"), idempotencyKey: nil)
+      body: progressBody(quantity: 0, loggedAt: "2026-03-02T23:30:00+01:00", notes: "ok"), idempotencyKey: nil
+    )
     #expect(created.date == "2026-03-02")
     #expect(created.quantity == 0)
     #expect(created.notes == "ok")
     let exactly500 = String(repeating: "n", count: 500)
-    _ = try await client.createProgress(body: progressBody(loggedAt: "2026-03-01", notes: exactly500), idempotencyKey: nil)
+    _ = try await client.createProgress(
+      body: progressBody(loggedAt: "2026-03-01", notes: exactly500), idempotencyKey: nil)
     for day in 3...7 {
-      _ = try await client.createProgress(body: progressBody(loggedAt: "2026-03-0\(day)"), idempotencyKey: nil)
+      _ = try await client.createProgress(
+        body: progressBody(loggedAt: "2026-03-0\(day)"), idempotencyKey: nil)
     }
     let page = try await client.listProgress(ListQuery(limit: 2, offset: 2))
     #expect(page.total == 7)
@@ -140,10 +154,14 @@ import Testing
     #expect(updated.id == created.id && updated.quantity == 9 && updated.notes == nil)
     try await client.deleteProgress(id: created.id, idempotencyKey: nil)
     #expect(try await client.listProgress(ListQuery()).total == 6)
-    await #expect(throws: ProgressAPIError.self) { try await client.deleteProgress(id: created.id, idempotencyKey: nil) }
+    await #expect(throws: ProgressAPIError.self) {
+      try await client.deleteProgress(id: created.id, idempotencyKey: nil)
+    }
 
     let journal = try await client.createJournal(
-      body: Data(#"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 2, "secondary_curriculum_id": 1, "strategy_id": 5, "initiated_by": "scheduled"}"#.utf8),
+      body: Data(
+        #"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 2, "secondary_curriculum_id": 1, "strategy_id": 5, "initiated_by": "scheduled"}"#
+          .utf8),
       idempotencyKey: nil)
     #expect(journal.curriculumID == 2 && journal.secondaryCurriculumID == 1 && journal.strategyID == 5)
     #expect(try await client.listJournal(ListQuery()).entries == [journal])
@@ -157,7 +175,8 @@ import Testing
     let again = try await client.createProgress(body: progressBody(quantity: 4), idempotencyKey: "entry-1:1")
     #expect(again == first)
     #expect(try await client.listProgress(ListQuery()).total == 1)
-    let journalBody = Data(#"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 1, "initiated_by": "self"}"#.utf8)
+    let journalBody = Data(
+      #"{"created_at": "2026-03-02T08:00:00Z", "curriculum_id": 1, "initiated_by": "self"}"#.utf8)
     let j1 = try await client.createJournal(body: journalBody, idempotencyKey: "journal-1:1")
     let j2 = try await client.createJournal(body: journalBody, idempotencyKey: "journal-1:1")
     #expect(j1 == j2)
@@ -167,8 +186,10 @@ import Testing
     #expect(try await backend.client("bob").listProgress(ListQuery()).total == 1)
     // A newer revision of the same entry (a new key) updates the one row.
     let entry = UUID().uuidString
-    let r1 = try await client.createProgress(body: progressBody(quantity: 2, entryID: entry), idempotencyKey: "\(entry):1")
-    let r2 = try await client.createProgress(body: progressBody(quantity: 3, entryID: entry), idempotencyKey: "\(entry):2")
+    let r1 = try await client.createProgress(
+      body: progressBody(quantity: 2, entryID: entry), idempotencyKey: "\(entry):1")
+    let r2 = try await client.createProgress(
+      body: progressBody(quantity: 3, entryID: entry), idempotencyKey: "\(entry):2")
     #expect(r1.id == r2.id && r2.quantity == 3)
     #expect(try await client.listProgress(ListQuery()).total == 2)
   }
@@ -184,7 +205,8 @@ import Testing
       idempotencyKey: nil)
     #expect(try await bob.listProgress(ListQuery()).total == 0)
     #expect(try await bob.listJournal(ListQuery()).total == 0)
-    let (status, json) = try await backend.raw("GET", "/api/v1/progress/\(row.id)", headers: backend.headers(user: "bob"))
+    let (status, json) = try await backend.raw(
+      "GET", "/api/v1/progress/\(row.id)", headers: backend.headers(user: "bob"))
     #expect(status == 404)
     #expect(json.errorCode == "not_found")
     await #expect(throws: ProgressAPIError.notFound("no progress entry \(row.id)")) {

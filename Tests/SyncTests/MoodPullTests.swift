@@ -19,12 +19,16 @@ import Testing
 
     // This device's own entry, synced.
     let own = try await seedMoods(repository, user: "alice", count: 1, clock: clock)
-    #expect(try await OutboxProcessor(outbox: outbox, api: api, clock: clock).run(userID: "alice").synced == 1)
+    #expect(
+      try await OutboxProcessor(outbox: outbox, api: api, clock: clock).run(userID: "alice").synced == 1)
     // Another device's two entries (one without a client id), and bob's, which alice never sees.
     let other = try await api.createProgress(
-      body: progressBody(quantity: 8, loggedAt: "2026-02-28T19:30:00Z", notes: "dinner with friends", entryID: UUID().uuidString),
+      body: progressBody(
+        quantity: 8, loggedAt: "2026-02-28T19:30:00Z", notes: "dinner with friends",
+        entryID: UUID().uuidString),
       idempotencyKey: nil)
-    _ = try await api.createProgress(body: progressBody(quantity: 3, loggedAt: "2026-02-27"), idempotencyKey: nil)
+    _ = try await api.createProgress(
+      body: progressBody(quantity: 3, loggedAt: "2026-02-27"), idempotencyKey: nil)
     _ = try await backend.client("bob").createProgress(body: progressBody(quantity: 1), idempotencyKey: nil)
 
     let pull = MoodPull(api: api, repository: repository, clock: clock)
@@ -32,8 +36,9 @@ import Testing
     #expect(try await repository.count(userID: "alice") == 3)
     #expect(try await repository.count(userID: "bob") == 0)
     let pulled = try await repository.entries(
-      userID: "alice", in: DateInterval(start: clock.now.addingTimeInterval(-7 * 86_400), end: clock.now))
-      .filter { $0.source == .backend }
+      userID: "alice", in: DateInterval(start: clock.now.addingTimeInterval(-7 * 86_400), end: clock.now)
+    )
+    .filter { $0.source == .backend }
     #expect(pulled.count == 2)
     let dinner = try #require(pulled.first { $0.backendID == other.id })
     #expect(dinner.score == 8 && dinner.notes == "dinner with friends")
@@ -57,7 +62,8 @@ import Testing
     let api = backend.client("alice")
     for index in 0..<230 {
       _ = try await api.createProgress(
-        body: progressBody(quantity: Double(index % 10 + 1), loggedAt: "2025-06-01T10:00:00Z"), idempotencyKey: nil)
+        body: progressBody(quantity: Double(index % 10 + 1), loggedAt: "2025-06-01T10:00:00Z"),
+        idempotencyKey: nil)
     }
     let repository = InMemoryMoodRepository()
     let pull = MoodPull(api: api, repository: repository, clock: testClock())
@@ -78,7 +84,8 @@ import Testing
       valence: try MoodTranslation.valence(forScore: 6), labels: [.content], createdAt: clock.now,
       updatedAt: clock.now)
     try repository.save(entry, outbox: .mood(entry, operation: .create, id: UUID(), now: clock.now))
-    _ = try await backend.client("alice").createProgress(body: progressBody(loggedAt: "2026-02-01"), idempotencyKey: nil)
+    _ = try await backend.client("alice").createProgress(
+      body: progressBody(loggedAt: "2026-02-01"), idempotencyKey: nil)
     struct Connector: BackendConnector {
       let client: ProgressAPIClient
       func api(for userID: String) async throws -> any ProgressAPI { client }

@@ -53,7 +53,8 @@ final class FakeProgressAPI: ProgressAPI {
 
   func createJournal(body: Data, idempotencyKey: String?) async throws(ProgressAPIError) -> JournalRecord {
     JournalRecord(
-      id: try answer(Call(method: "POST journal", id: nil, key: idempotencyKey)), createdAt: "", curriculumID: 1,
+      id: try answer(Call(method: "POST journal", id: nil, key: idempotencyKey)), createdAt: "",
+      curriculumID: 1,
       initiatedBy: "self")
   }
 
@@ -112,7 +113,8 @@ final class FakeProgressAPI: ProgressAPI {
     #expect(events.events.map(\.event) == ["sync_failed", "sync_succeeded"])
     #expect(events.events[0].fields["permanent"] == .bool(true))
     // A failed row is not tried again.
-    _ = try await OutboxProcessor(outbox: outbox, api: api, clock: clock).run(userID: "alice", ignoringBackoff: true)
+    _ = try await OutboxProcessor(outbox: outbox, api: api, clock: clock).run(
+      userID: "alice", ignoringBackoff: true)
     #expect(api.calls.count == 2)
   }
 

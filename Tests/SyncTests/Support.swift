@@ -63,7 +63,8 @@ extension Dictionary where Key == String, Value == Any {
 }
 
 func progressBody(
-  quantity: Double = 7, loggedAt: String = "2026-03-02T08:00:00Z", notes: String? = nil, entryID: String? = nil
+  quantity: Double = 7, loggedAt: String = "2026-03-02T08:00:00Z", notes: String? = nil,
+  entryID: String? = nil
 ) -> Data {
   var object: [String: Any] = ["type": "mood_score", "quantity": quantity, "logged_at": loggedAt]
   if let notes { object["notes"] = notes }
@@ -75,7 +76,8 @@ let utc = TimeZone(identifier: "UTC")!
 
 /// A migrated app database in a fresh folder.
 func makeAppDatabase() throws -> (WellflowDatabase, URL) {
-  let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-sync-\(UUID().uuidString)")
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "wellflow-sync-\(UUID().uuidString)")
   return (try WellflowDatabase.open(directory: directory, legacyTimeZone: utc), directory)
 }
 

@@ -154,7 +154,10 @@ struct ScriptValidationTests {
   @Test func syncAndNetworkTakeTheirValues() throws {
     #expect(try problems(steps: "  - sync\n  - network: offline\n  - network: online\n  - relaunch") == [])
     #expect(try problems(steps: "  - relaunch: {clearState: true}") == [])
-    #expect(try problems(steps: "  - network: flaky") == ["s.yaml:3:14: network takes offline or online, got 'flaky'"])
+    #expect(
+      try problems(steps: "  - network: flaky") == [
+        "s.yaml:3:14: network takes offline or online, got 'flaky'"
+      ])
     #expect(try problems(steps: "  - sync: now") == ["s.yaml:3:11: 'sync' takes no value, got 'now'"])
     #expect(try problems(steps: "  - network") == ["s.yaml:3:5: 'network' needs a value"])
   }

@@ -31,7 +31,8 @@ import WellflowCore
     let file = workspace.write("j.yaml", "name: journal sync\nuser: dana\nsteps:\n" + Self.journalSteps)
     let outcome = await wellflowRun([file])
     #expect(outcome.code == 0, "\(outcome.errText)")
-    #expect(outcome.outText.contains("sync — sent 0, waiting 1, offline") || outcome.outText.contains("offline"))
+    #expect(
+      outcome.outText.contains("sync — sent 0, waiting 1, offline") || outcome.outText.contains("offline"))
   }
 
   @Test func eachScriptRunGetsItsOwnEmbeddedBackend() async throws {
@@ -111,9 +112,9 @@ import WellflowCore
       "j.yaml",
       "name: fresh install\nuser: dana\nsteps:\n" + Self.journalSteps + """
 
-        - relaunch: {clearState: true}
-        - expect: {data: {journal.count: 0, outbox.pending: 0, backend.journal.count: 1}}
-      """)
+          - relaunch: {clearState: true}
+          - expect: {data: {journal.count: 0, outbox.pending: 0, backend.journal.count: 1}}
+        """)
     let outcome = await wellflowRun([file])
     #expect(outcome.code == 0, "\(outcome.errText)")
   }

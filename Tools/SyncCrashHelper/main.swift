@@ -10,7 +10,8 @@ import Sync
 // Usage: sync-crash-helper DIR USER BASE_URL API_KEY TOKEN [CONCURRENCY]
 let arguments = CommandLine.arguments
 guard arguments.count >= 6, let baseURL = URL(string: arguments[3]) else {
-  FileHandle.standardError.write(Data("usage: sync-crash-helper DIR USER BASE_URL API_KEY TOKEN [CONCURRENCY]\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: sync-crash-helper DIR USER BASE_URL API_KEY TOKEN [CONCURRENCY]\n".utf8))
   exit(2)
 }
 let userID = arguments[2]

@@ -55,7 +55,8 @@ public final class AppSession {
   public init(
     registry: FlowRegistry, dataDirectory: URL, clock: ManualClock, userID: String,
     analytics: any AnalyticsSink, storage: StorageMode = .sqlite,
-    backend: any BackendConnector = EmbeddedBackend(databasePath: nil), connectivity: NetworkSwitch = NetworkSwitch()
+    backend: any BackendConnector = EmbeddedBackend(databasePath: nil),
+    connectivity: NetworkSwitch = NetworkSwitch()
   ) {
     self.registry = registry
     self.backend = backend
@@ -90,7 +91,8 @@ public final class AppSession {
       services[OutboxKey.self] = memoryOutbox
     }
     let sync = SyncService(
-      connector: backend, outbox: services[OutboxKey.self], moods: services[MoodRepositoryKey.self], clock: clock,
+      connector: backend, outbox: services[OutboxKey.self], moods: services[MoodRepositoryKey.self],
+      clock: clock,
       connectivity: connectivity, analytics: analytics)
     services[SyncServiceKey.self] = sync
     self.sync = sync

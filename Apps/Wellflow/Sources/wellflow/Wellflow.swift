@@ -192,7 +192,9 @@ struct Token: ParsableCommand {
   var ttl: String = "1h"
 
   func validate() throws {
-    guard JWT.parseTTL(ttl) != nil else { throw ValidationError("--ttl takes e.g. 90s, 30m, 1h or 7d, got '\(ttl)'") }
+    guard JWT.parseTTL(ttl) != nil else {
+      throw ValidationError("--ttl takes e.g. 90s, 30m, 1h or 7d, got '\(ttl)'")
+    }
     guard !user.isEmpty else { throw ValidationError("USER must not be empty") }
   }
 
@@ -200,6 +202,7 @@ struct Token: ParsableCommand {
     let now = Date()
     print(
       JWT.sign(
-        subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(JWT.parseTTL(ttl)!)))
+        subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(JWT.parseTTL(ttl)!)
+      ))
   }
 }

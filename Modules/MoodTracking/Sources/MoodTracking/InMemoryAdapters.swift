@@ -148,7 +148,8 @@ public final class InMemoryMoodRepository: MoodRepository {
 
   public func importFromBackend(_ entry: MoodEntry) -> Bool {
     state.withLock { state in
-      let known = state.entries[entry.id] != nil
+      let known =
+        state.entries[entry.id] != nil
         || state.entries.values.contains {
           $0.userID == entry.userID && $0.backendID != nil && $0.backendID == entry.backendID
         }

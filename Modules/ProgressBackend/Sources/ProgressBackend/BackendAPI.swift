@@ -57,7 +57,8 @@ struct BackendAPI: Sendable {
     guard parts.count >= 3, parts[0] == "api", parts[1] == "v1", ["progress", "journal"].contains(parts[2]),
       parts.count <= 4, !(parts[2] == "journal" && parts.count == 4)
     else {
-      throw Refusal(status: 404, code: "not_found", message: "no such endpoint: \(request.method) \(request.path)")
+      throw Refusal(
+        status: 404, code: "not_found", message: "no such endpoint: \(request.method) \(request.path)")
     }
     let userID = try authenticate(request)
     let key = request.headers["idempotency-key"].flatMap { $0.isEmpty ? nil : $0 }
@@ -65,13 +66,15 @@ struct BackendAPI: Sendable {
     case ("progress", nil, "POST"): return try await createProgress(request, userID: userID, key: key)
     case ("progress", nil, "GET"): return try await listProgress(request, userID: userID)
     case ("progress", let id?, "GET"): return try await progress(id: id, userID: userID)
-    case ("progress", let id?, "PUT"): return try await updateProgress(id: id, request, userID: userID, key: key)
+    case ("progress", let id?, "PUT"):
+      return try await updateProgress(id: id, request, userID: userID, key: key)
     case ("progress", let id?, "DELETE"): return try await deleteProgress(id: id, userID: userID, key: key)
     case ("journal", nil, "POST"): return try await createJournal(request, userID: userID, key: key)
     case ("journal", nil, "GET"): return try await listJournal(request, userID: userID)
     default:
       throw Refusal(
-        status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on \(request.path)")
+        status: 405, code: "method_not_allowed",
+        message: "\(request.method) is not allowed on \(request.path)")
     }
   }
 
@@ -225,7 +228,8 @@ struct BackendAPI: Sendable {
     let whereClause = conditions.joined(separator: " AND ")
     let frozen = StatementArguments(arguments)
     return try await store.read { db in
-      let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM progress WHERE \(whereClause)", arguments: frozen)!
+      let total = try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM progress WHERE \(whereClause)", arguments: frozen)!
       let rows = try Row.fetchAll(
         db,
         sql: """
@@ -236,7 +240,8 @@ struct BackendAPI: Sendable {
         status: 200,
         body: Self.json([
           "data": [
-            "entries": rows.map(Self.progressObject), "total": total, "limit": page.limit, "offset": page.offset,
+            "entries": rows.map(Self.progressObject), "total": total, "limit": page.limit,
+            "offset": page.offset,
           ]
         ]))
     }
@@ -261,7 +266,8 @@ struct BackendAPI: Sendable {
 
   // MARK: journal
 
-  private func createJournal(_ request: Request, userID: String, key: String?) async throws -> BackendResponse {
+  private func createJournal(_ request: Request, userID: String, key: String?) async throws -> BackendResponse
+  {
     let object = try jsonObject(request.body)
     guard case .string(let createdAt) = object["created_at"] else {
       throw Refusal.invalid("created_at is required (an ISO 8601 date-time)")
@@ -270,9 +276,12 @@ struct BackendAPI: Sendable {
       throw Refusal.invalid("created_at must be an ISO 8601 date or date-time, got \"\(createdAt)\"")
     }
     let primary = try catalogID(object, "curriculum_id", required: true) { catalog.entry($0) != nil }!
-    let secondary = try catalogID(object, "secondary_curriculum_id", required: false) { catalog.entry($0) != nil }
+    let secondary = try catalogID(object, "secondary_curriculum_id", required: false) {
+      catalog.entry($0) != nil
+    }
     let strategy = try catalogID(object, "strategy_id", required: false) { catalog.strategy($0) != nil }
-    guard case .string(let initiatedBy) = object["initiated_by"], ["self", "scheduled"].contains(initiatedBy) else {
+    guard case .string(let initiatedBy) = object["initiated_by"], ["self", "scheduled"].contains(initiatedBy)
+    else {
       throw Refusal.invalid("initiated_by must be \"self\" or \"scheduled\"")
     }
     return try await store.idempotent(userID: userID, key: key) { db in
@@ -316,7 +325,8 @@ struct BackendAPI: Sendable {
     let whereClause = conditions.joined(separator: " AND ")
     let frozen = StatementArguments(arguments)
     return try await store.read { db in
-      let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE \(whereClause)", arguments: frozen)!
+      let total = try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM journal WHERE \(whereClause)", arguments: frozen)!
       let rows = try Row.fetchAll(
         db, sql: "\(Self.journalSelect) WHERE \(whereClause) ORDER BY date, seq LIMIT ? OFFSET ?",
         arguments: frozen + [page.limit, page.offset])
@@ -324,7 +334,8 @@ struct BackendAPI: Sendable {
         status: 200,
         body: Self.json([
           "data": [
-            "entries": rows.map(Self.journalObject), "total": total, "limit": page.limit, "offset": page.offset,
+            "entries": rows.map(Self.journalObject), "total": total, "limit": page.limit,
+            "offset": page.offset,
           ]
         ]))
     }
@@ -375,7 +386,9 @@ struct BackendAPI: Sendable {
     }
     for name in ["from", "to"] {
       guard let text = query[name] else { continue }
-      guard Self.isDay(text) else { throw Refusal.invalid("\(name) must be a date YYYY-MM-DD, got \"\(text)\"") }
+      guard Self.isDay(text) else {
+        throw Refusal.invalid("\(name) must be a date YYYY-MM-DD, got \"\(text)\"")
+      }
       if name == "from" { page.from = text } else { page.to = text }
     }
     if let from = page.from, let to = page.to, from > to {
@@ -445,7 +458,9 @@ struct BackendAPI: Sendable {
     else { return false }
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "UTC")!
-    guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)) else { return false }
+    guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)) else {
+      return false
+    }
     return calendar.component(.day, from: date) == day && calendar.component(.month, from: date) == month
   }
 

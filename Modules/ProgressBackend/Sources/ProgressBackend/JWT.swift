@@ -58,8 +58,10 @@ public enum JWT {
   }
 
   static func base64URL(_ data: Data) -> String {
-    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-      .replacingOccurrences(of: "=", with: "")
+    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+      of: "/", with: "_"
+    )
+    .replacingOccurrences(of: "=", with: "")
   }
 
   static func decodeBase64URL(_ text: Substring) -> Data? {

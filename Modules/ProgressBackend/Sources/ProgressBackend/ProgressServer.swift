@@ -113,7 +113,8 @@ public final class ProgressServer: Sendable {
 
   private func makeApplication(onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
     var logger = Logger(label: "wellflow.backend")
-    logger.logLevel = .error
+    // Stopping cancels open connections, which Hummingbird logs as errors; nothing else is logged.
+    logger.logLevel = .critical
     let api = self.api
     let fault = configuration.fault
     let responder = CallbackResponder<BasicRequestContext> { request, _ in

@@ -44,7 +44,8 @@ public struct MoodPull: Sendable {
       return nil
     }
     guard let date = Self.date(of: record, calendar: clock.calendar) else { return nil }
-    let score = min(max(Int(record.quantity.rounded()), MoodLimits.scores.lowerBound), MoodLimits.scores.upperBound)
+    let score = min(
+      max(Int(record.quantity.rounded()), MoodLimits.scores.lowerBound), MoodLimits.scores.upperBound)
     let notes = try? MoodLimits.normalizedNotes(record.notes)
     let day = MoodDay(date, in: clock.calendar)
     // The day's daily mood may already exist here; the backend's then counts as a moment.

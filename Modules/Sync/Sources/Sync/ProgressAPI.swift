@@ -51,7 +51,8 @@ public struct JournalRecord: Sendable, Hashable, Codable {
   }
 
   public init(
-    id: String, createdAt: String, curriculumID: Int, secondaryCurriculumID: Int? = nil, strategyID: Int? = nil,
+    id: String, createdAt: String, curriculumID: Int, secondaryCurriculumID: Int? = nil,
+    strategyID: Int? = nil,
     initiatedBy: String
   ) {
     self.id = id
@@ -86,8 +87,9 @@ public struct ListQuery: Sendable, Hashable {
   public var limit: Int?
   public var offset: Int?
 
-  public init(type: String? = nil, from: String? = nil, to: String? = nil, limit: Int? = nil, offset: Int? = nil)
-  {
+  public init(
+    type: String? = nil, from: String? = nil, to: String? = nil, limit: Int? = nil, offset: Int? = nil
+  ) {
     self.type = type
     self.from = from
     self.to = to

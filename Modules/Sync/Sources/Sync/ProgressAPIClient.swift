@@ -43,7 +43,8 @@ public final class ProgressAPIClient: ProgressAPI {
   public func createProgress(body: Data, idempotencyKey: String?) async throws(ProgressAPIError)
     -> ProgressRecord
   {
-    try decode(await send("POST", "progress", body: body, idempotencyKey: idempotencyKey, expect: [201, 200]))
+    try decode(
+      await send("POST", "progress", body: body, idempotencyKey: idempotencyKey, expect: [201, 200]))
   }
 
   public func updateProgress(id: String, body: Data, idempotencyKey: String?) async throws(ProgressAPIError)
@@ -54,7 +55,8 @@ public final class ProgressAPIClient: ProgressAPI {
   }
 
   public func deleteProgress(id: String, idempotencyKey: String?) async throws(ProgressAPIError) {
-    _ = try await send("DELETE", "progress/\(escaped(id))", idempotencyKey: idempotencyKey, expect: [204, 200])
+    _ = try await send(
+      "DELETE", "progress/\(escaped(id))", idempotencyKey: idempotencyKey, expect: [204, 200])
   }
 
   public func listProgress(_ query: ListQuery) async throws(ProgressAPIError) -> Page<ProgressRecord> {
@@ -84,7 +86,8 @@ public final class ProgressAPIClient: ProgressAPI {
   }
 
   private func escaped(_ id: String) -> String {
-    id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
+    id.addingPercentEncoding(
+      withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
       ?? id
   }
 

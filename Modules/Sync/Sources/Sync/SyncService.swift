@@ -106,7 +106,8 @@ public enum SyncServiceKey: ServiceKey {
 public enum SyncFeature: FlowFeature {
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
     try registry.register(
-      QueryDefinition("outbox.pending", type: .number, summary: "outbox rows waiting to be sent") { environment in
+      QueryDefinition("outbox.pending", type: .number, summary: "outbox rows waiting to be sent") {
+        environment in
         guard let userID = environment.userID else { return .number(0) }
         return .number(Double(try await environment.services[OutboxKey.self].pendingCount(userID: userID)))
       })
@@ -123,7 +124,8 @@ public enum SyncFeature: FlowFeature {
           summary: "\(resource.rawValue) rows of the user on the backend"
         ) { environment in
           guard let userID = environment.userID else { return .number(0) }
-          let count = try await environment.services[SyncServiceKey.self].backendCount(resource, userID: userID)
+          let count = try await environment.services[SyncServiceKey.self].backendCount(
+            resource, userID: userID)
           return .number(Double(count))
         })
     }
