@@ -15,12 +15,17 @@ let package = Package(
     .library(name: "Journal", targets: ["Journal"]),
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
+    .library(name: "Sync", targets: ["Sync"]),
+    .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
@@ -40,21 +45,44 @@ let package = Package(
       dependencies: ["FlowKit", "MoodTracking", "Journal", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Modules/Storage/Sources/Storage"
     ),
+    .target(name: "Sync", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Sync/Sources/Sync"),
+    .target(
+      name: "ProgressBackend",
+      dependencies: [
+        "Journal",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Modules/ProgressBackend/Sources/ProgressBackend"
+    ),
     .target(
       name: "WellflowCore",
       dependencies: [
-        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Experiments",
+        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Experiments", "Sync",
+        "ProgressBackend",
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
     ),
     .executableTarget(
       name: "wellflow",
-      dependencies: ["WellflowCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: [
+        "WellflowCore", "ProgressBackend", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
       path: "Apps/Wellflow/Sources/wellflow"
     ),
-    .executableTarget(name: "wellflow-bench", dependencies: [
-        "WellflowCore", "FlowKit", "Onboarding", "Experiments", "MoodTracking", "Storage",
+    .executableTarget(
+      name: "sync-crash-helper",
+      dependencies: ["Sync", "Storage", "MoodTracking", "FlowKit"],
+      path: "Tools/SyncCrashHelper"
+    ),
+    .executableTarget(
+      name: "wellflow-bench",
+      dependencies: [
+        "WellflowCore", "FlowKit", "Onboarding", "Experiments", "MoodTracking", "Storage", "Sync",
+        "ProgressBackend",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
@@ -68,7 +96,14 @@ let package = Package(
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
     .testTarget(name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit"]),
-    .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "Experiments"]),
+    .testTarget(
+      name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "Experiments", "ProgressBackend"]),
+    .testTarget(
+      name: "SyncTests",
+      dependencies: [
+        "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal", "sync-crash-helper",
+      ]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

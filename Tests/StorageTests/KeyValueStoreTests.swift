@@ -85,6 +85,7 @@ struct KeyValueStoreTests {
     #expect(
       Set(applied) == [
         "v1_progressEntries", "v2_moodEntries", "keyValues", "journalEntries", "journalEntriesFinished",
+        "moodEntriesByBackendID",
       ])
     try SQLiteKeyValueStore(database: first, userID: "alice").set("kept", forKey: "k")
 

@@ -151,10 +151,15 @@ struct ScriptValidationTests {
         == ["common/sub.yaml:4:10: unknown element 'nothing': no registered screen has it"])
   }
 
-  @Test func syncAndNetworkAreRefusedUntilTheSyncFeature() throws {
-    let reason = "needs the sync feature (outbox processor and backend), which this build does not have yet"
-    #expect(try problems(steps: "  - sync") == ["s.yaml:3:5: 'sync' \(reason)"])
-    #expect(try problems(steps: "  - network: offline") == ["s.yaml:3:5: 'network' \(reason)"])
+  @Test func syncAndNetworkTakeTheirValues() throws {
+    #expect(try problems(steps: "  - sync\n  - network: offline\n  - network: online\n  - relaunch") == [])
+    #expect(try problems(steps: "  - relaunch: {clearState: true}") == [])
+    #expect(
+      try problems(steps: "  - network: flaky") == [
+        "s.yaml:3:14: network takes offline or online, got 'flaky'"
+      ])
+    #expect(try problems(steps: "  - sync: now") == ["s.yaml:3:11: 'sync' takes no value, got 'now'"])
+    #expect(try problems(steps: "  - network") == ["s.yaml:3:5: 'network' needs a value"])
   }
 
   @Test func everyProblemIsListedAndNothingRuns() async throws {
@@ -169,7 +174,7 @@ struct ScriptValidationTests {
         - tapp: continue
         - start: gratitude
         - expect: {data: {gratitude.count: 1}}
-        - sync
+        - network: flaky
       """)
     workspace.write("c-bad.yaml", "steps:\n  - select: {skill: \"${X}\"}\n")
     let outcome = await wellflowRun([workspace.path]) { $0.eventsPath = events }
@@ -180,7 +185,7 @@ struct ScriptValidationTests {
         "b-bad.yaml:4:5: unknown command 'tapp' (did you mean 'tap'?)",
         "b-bad.yaml:5:12: unknown flow 'gratitude'",
         "b-bad.yaml:6:21: unknown query 'gratitude.count'",
-        "b-bad.yaml:7:5: 'sync' needs the sync feature (outbox processor and backend), which this build does not have yet",
+        "b-bad.yaml:7:14: network takes offline or online, got 'flaky'",
         "c-bad.yaml:2:21: undefined variable ${X} (no variables are defined)",
         "c-bad.yaml:1:1: the script has no name (add `name: …`)",
         "6 problems found; no script ran",

@@ -15,7 +15,7 @@ while index < arguments.count {
     index += 1
   }
 }
-let all = ["onboarding", "experiments", "mood"]
+let all = ["onboarding", "experiments", "mood", "sync"]
 let unknown = names.filter { !all.contains($0) }
 guard unknown.isEmpty else {
   FileHandle.standardError.write(
@@ -28,6 +28,7 @@ for name in names.isEmpty ? all : names {
   case "onboarding": try await OnboardingBenchmark.run(scale: scale)
   case "experiments": ExperimentsBenchmark.run(scale: scale)
   case "mood": try await MoodBenchmark.run(scale: scale)
+  case "sync": try await SyncBenchmark.run(scale: scale)
   default: break
   }
 }

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import Sync
 
 /// Everything `wellflow run` takes (SPEC §5).
 public struct RunConfiguration: Sendable {
@@ -18,6 +19,10 @@ public struct RunConfiguration: Sendable {
   public var experimentsPath: String?
   /// `-e KEY=VALUE`, overriding the top-level script's env.
   public var variables: [String] = []
+  /// `--backend URL --api-key K --token T`; without them an embedded server serves `sync`.
+  public var backendURL: String?
+  public var apiKey: String?
+  public var token: String?
 
   public init(paths: [String]) { self.paths = paths }
 }
@@ -82,6 +87,20 @@ public enum RunCommand {
       shard = (parts[0], parts[1])
     }
     if let users = configuration.users, users < 1 { return usage("--users takes a number ≥ 1, got \(users)") }
+    var backend = BackendChoice.embedded
+    if let text = configuration.backendURL {
+      guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),
+        url.host != nil
+      else {
+        return usage("--backend takes an http(s) URL such as http://127.0.0.1:8080, got '\(text)'")
+      }
+      guard let apiKey = configuration.apiKey, let token = configuration.token else {
+        return usage("--backend needs --api-key and --token (wellflow token USER prints one)")
+      }
+      backend = .remote(BackendCredentials(baseURL: url, apiKey: apiKey, token: token))
+    } else if configuration.apiKey != nil || configuration.token != nil {
+      return usage("--api-key and --token go with --backend URL")
+    }
 
     let files: [String]
     do {
@@ -135,7 +154,8 @@ public enum RunCommand {
       registry: registry,
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
-        analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? []))
+        analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? [],
+        backend: backend))
 
     let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now

@@ -5,12 +5,14 @@ import Journal
 import MoodTracking
 import Onboarding
 import Storage
+import Sync
 
 /// The composition root: which features the app ships and which adapters serve their
 /// ports. Swapping an adapter is a change here and nowhere else.
 public enum WellflowApp {
   public static let features: [any FlowFeature.Type] = [
     OnboardingFeature.self, MoodTrackingFeature.self, CheckInFeature.self, JournalFeature.self,
+    SyncFeature.self,
   ]
 
   public static func makeRegistry() throws(RegistryError) -> FlowRegistry {
@@ -42,6 +44,11 @@ public final class AppSession {
   /// Chooses variants of flows started without one; nil runs every flow's default.
   public let experiments: ExperimentAssigner?
   public private(set) var host: FlowHost?
+  /// Where `sync` sends; the device's network state outlives relaunches.
+  public let backend: any BackendConnector
+  public let connectivity: NetworkSwitch
+  /// Sends the outbox and pulls, once the app is open.
+  public private(set) var sync: SyncService?
   private var database: WellflowDatabase?
   private lazy var memoryStore = InMemoryKeyValueStore()
   private lazy var memoryJournal = InMemoryJournalRepository()
@@ -51,10 +58,14 @@ public final class AppSession {
 
   public init(
     registry: FlowRegistry, dataDirectory: URL, clock: ManualClock, userID: String,
-    analytics: any AnalyticsSink, storage: StorageMode = .sqlite, experiments: ExperimentAssigner? = nil
+    analytics: any AnalyticsSink, storage: StorageMode = .sqlite, experiments: ExperimentAssigner? = nil,
+    backend: any BackendConnector = EmbeddedBackend(databasePath: nil),
+    connectivity: NetworkSwitch = NetworkSwitch()
   ) {
     self.experiments = experiments
     self.registry = registry
+    self.backend = backend
+    self.connectivity = connectivity
     self.storage = storage
     self.dataDirectory = dataDirectory
     self.clock = clock
@@ -86,6 +97,12 @@ public final class AppSession {
       services[StateOfMindStoreKey.self] = memoryHealth
       services[OutboxKey.self] = memoryOutbox
     }
+    let sync = SyncService(
+      connector: backend, outbox: services[OutboxKey.self], moods: services[MoodRepositoryKey.self],
+      clock: clock,
+      connectivity: connectivity, analytics: analytics)
+    services[SyncServiceKey.self] = sync
+    self.sync = sync
     let environment = HostEnvironment(
       userID: userID, clock: clock, keyValueStore: keyValueStore, analytics: analytics, services: services)
     try AppKeys.recordFirstLaunch(in: keyValueStore, at: clock.now)
@@ -95,10 +112,30 @@ public final class AppSession {
     return host
   }
 
+  /// Deletes the app's own data (not the embedded backend's), as uninstalling would.
+  /// Call it while the app is closed.
+  public func clearLocalData() throws {
+    switch storage {
+    case .sqlite:
+      let names = ["", "-wal", "-shm"].map { WellflowDatabase.fileName + $0 }
+      for name in names {
+        let file = dataDirectory.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+      }
+    case .memory:
+      memoryStore = InMemoryKeyValueStore()
+      memoryJournal = InMemoryJournalRepository()
+      memoryOutbox = InMemoryOutbox()
+      memoryMoods = InMemoryMoodRepository(outbox: memoryOutbox)
+      memoryHealth = InMemoryStateOfMindStore()
+    }
+  }
+
   /// Quits: flows are dropped and storage is closed.
   public func close() {
     host?.terminate()
     host = nil
+    sync = nil
     database = nil
   }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowKit
 import Foundation
+import ProgressBackend
 import WellflowCore
 
 @main
@@ -22,7 +23,7 @@ struct Wellflow: AsyncParsableCommand {
           --experiments Experiments/onboarding-length.yaml --users 1000 --events e.ndjson
         wellflow report e.ndjson --experiment onboarding-length
       """,
-    subcommands: [Run.self, Report.self, Flows.self])
+    subcommands: [Run.self, Report.self, Flows.self, Serve.self, Token.self])
 
   /// Usage errors exit 2, as every other "nothing ran" case does (SPEC §5).
   static func main() async {
@@ -109,6 +110,15 @@ struct Run: AsyncParsableCommand {
     help: ArgumentHelp("Set a script variable, overriding the script's env.", valueName: "KEY=VALUE"))
   var variables: [String] = []
 
+  @Option(help: "Sync with this backend (e.g. http://127.0.0.1:8080) instead of an embedded one.")
+  var backend: String?
+
+  @Option(name: .customLong("api-key"), help: "The backend's API key (with --backend).")
+  var apiKey: String?
+
+  @Option(help: "A bearer token for the backend (with --backend; `wellflow token USER` prints one).")
+  var token: String?
+
   func run() async throws {
     var configuration = RunConfiguration(paths: paths)
     configuration.format = format
@@ -121,6 +131,9 @@ struct Run: AsyncParsableCommand {
     configuration.eventsPath = events
     configuration.variables = variables
     configuration.experimentsPath = experiments
+    configuration.backendURL = backend
+    configuration.apiKey = apiKey
+    configuration.token = token
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
@@ -190,5 +203,87 @@ struct Flows: AsyncParsableCommand {
   @MainActor
   func run() async throws {
     print(try FlowsListing.text(WellflowApp.makeRegistry()))
+  }
+}
+
+/// The settings `serve` and `token` share when none are given, for local use only.
+enum BackendDefaults {
+  static let apiKey = "wellflow-dev-key"
+  static let jwtSecret = "wellflow-dev-secret"
+}
+
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Serve the progress API (SPEC §3) on 127.0.0.1 until interrupted.",
+    discussion: """
+      Rows are kept in a SQLite file (--db) or in memory. Every request needs the API
+      key in X-API-Key and a bearer token from `wellflow token USER` signed with the
+      same --jwt-secret.
+
+      Example:
+        wellflow serve --port 8080 --db backend.sqlite --api-key k --jwt-secret s &
+        wellflow run Apps/Wellflow/Scripts --backend http://127.0.0.1:8080 --api-key k \\
+          --token "$(wellflow token user-1 --jwt-secret s)"
+      """)
+
+  @Option(help: "The port to listen on (0 picks a free one).")
+  var port: Int = 8080
+
+  @Option(help: "Keep the rows in this SQLite file (default: in memory).")
+  var db: String?
+
+  @Option(name: .customLong("api-key"), help: "The API key clients must send.")
+  var apiKey: String = BackendDefaults.apiKey
+
+  @Option(name: .customLong("jwt-secret"), help: "The secret bearer tokens are signed with (HS256).")
+  var jwtSecret: String = BackendDefaults.jwtSecret
+
+  @Option(help: "The address to bind.")
+  var host: String = "127.0.0.1"
+
+  func validate() throws {
+    guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0…65535, got \(port)") }
+    guard !apiKey.isEmpty, !jwtSecret.isEmpty else {
+      throw ValidationError("--api-key and --jwt-secret must not be empty")
+    }
+  }
+
+  func run() async throws {
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(
+        host: host, port: port, databasePath: db, apiKey: apiKey, jwtSecret: jwtSecret))
+    try await server.runUntilSignalled { url in
+      FileHandle.standardOutput.write(
+        Data("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
+    }
+  }
+}
+
+struct Token: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print a bearer token for USER: an HS256 JWT whose sub is the user.")
+
+  @Argument(help: "The user id the token names.")
+  var user: String
+
+  @Option(name: .customLong("jwt-secret"), help: "The secret the server was started with.")
+  var jwtSecret: String = BackendDefaults.jwtSecret
+
+  @Option(help: "How long the token lasts: a number and s, m, h or d (e.g. 90m, 1h, 7d).")
+  var ttl: String = "1h"
+
+  func validate() throws {
+    guard JWT.parseTTL(ttl) != nil else {
+      throw ValidationError("--ttl takes e.g. 90s, 30m, 1h or 7d, got '\(ttl)'")
+    }
+    guard !user.isEmpty else { throw ValidationError("USER must not be empty") }
+  }
+
+  func run() throws {
+    let now = Date()
+    print(
+      JWT.sign(
+        subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(JWT.parseTTL(ttl)!)
+      ))
   }
 }

@@ -146,6 +146,21 @@ public final class InMemoryMoodRepository: MoodRepository {
 
   public func count(userID: String) -> Int { userEntries(userID).count }
 
+  public func importFromBackend(_ entry: MoodEntry) -> Bool {
+    state.withLock { state in
+      let known =
+        state.entries[entry.id] != nil
+        || state.entries.values.contains {
+          $0.userID == entry.userID && $0.backendID != nil && $0.backendID == entry.backendID
+        }
+      guard !known else { return false }
+      state.saves += 1
+      state.entries[entry.id] = entry
+      state.saveOrder[entry.id] = state.saves
+      return true
+    }
+  }
+
   public func latest(userID: String) -> MoodEntry? { userEntries(userID).last }
 
   /// The user's entries ascending by date, then save order.

@@ -15,6 +15,10 @@ public protocol MoodRepository: Sendable {
   func count(userID: String) async throws -> Int
   /// The entry with the latest date; on a tie, the one saved last.
   func latest(userID: String) async throws -> MoodEntry?
+  /// Stores an entry the backend sent (source `backend`) without an outbox row, since
+  /// the backend has it already, unless the user has an entry with its backend id or
+  /// its id. Returns whether it was stored.
+  func importFromBackend(_ entry: MoodEntry) async throws -> Bool
 }
 
 extension MoodRepository {

@@ -134,6 +134,20 @@ public final class SQLiteMoodRepository: MoodRepository {
     }
   }
 
+  public func importFromBackend(_ entry: MoodEntry) async throws -> Bool {
+    try await writer.write { db in
+      let known = try Bool.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT EXISTS (SELECT 1 FROM mood_entries
+              WHERE id = ? OR (user_id = ? AND backend_id IS NOT NULL AND backend_id = ?))
+            """), arguments: [entry.id.uuidString, entry.userID, entry.backendID])!
+      guard !known else { return false }
+      try MoodRows.upsert(entry, in: db)
+      return true
+    }
+  }
+
   /// Walks the user's days newest first and stops at the first gap, so a short streak
   /// reads a few rows; the anchor is today, or yesterday when today has no entry yet.
   static func streak(_ db: Database, userID: String, today: MoodDay) throws -> Int {

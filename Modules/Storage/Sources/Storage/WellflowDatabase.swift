@@ -43,6 +43,14 @@ public final class WellflowDatabase: Sendable {
       }
     }
     SQLiteJournalRepository.registerMigrations(in: &migrator)
+    migrator.registerMigration("moodEntriesByBackendID") { db in
+      // Pulling from the backend looks entries up by the backend's id.
+      try db.execute(
+        sql: """
+          CREATE INDEX mood_entries_by_backend_id ON mood_entries(user_id, backend_id)
+            WHERE backend_id IS NOT NULL
+          """)
+    }
     return migrator
   }
 }

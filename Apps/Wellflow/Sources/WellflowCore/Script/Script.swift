@@ -45,14 +45,23 @@ public struct Step: Sendable {
 
 public indirect enum StepKind: Sendable {
   case launch
-  case relaunch
+  /// With `clearState`, the app's local data is wiped first (a new install, same account).
+  case relaunch(clearState: Bool)
   case start(FlowRequest)
   case action(UserAction)
   case expect([Condition])
   case advance(ClockAdvance)
+  /// Try every pending outbox row once, then pull what other devices sent.
+  case sync
+  case network(NetworkState)
   case run(file: String, steps: [Step])
   case `repeat`(times: Int, steps: [Step])
   case `if`([Condition], then: [Step], else: [Step])
+}
+
+public enum NetworkState: String, Sendable, Equatable {
+  case offline
+  case online
 }
 
 public enum ClockAdvance: Sendable, Equatable {

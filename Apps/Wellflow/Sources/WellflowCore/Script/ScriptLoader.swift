@@ -31,12 +31,7 @@ public struct ScriptVocabulary: Sendable {
     alerts = Set(declared.flatMap { $0.alerts.map(\.id) })
     alertButtons = Set(declared.flatMap { $0.alerts.flatMap(\.buttons) })
     queries = Dictionary(uniqueKeysWithValues: registry.queries.map { ($0.id, $0.type) })
-    unavailableCommands = [
-      "sync":
-        "'sync' needs the sync feature (outbox processor and backend), which this build does not have yet",
-      "network":
-        "'network' needs the sync feature (outbox processor and backend), which this build does not have yet",
-    ]
+    unavailableCommands = [:]
     self.experiments = experiments
   }
 }
@@ -54,7 +49,9 @@ public struct ScriptLoader {
     "launch", "relaunch", "start", "tap", "select", "enter", "set", "toggle", "back", "close", "expect",
     "advance", "network", "sync", "run", "repeat", "if",
   ]
-  static let argumentless: Set<String> = ["launch", "relaunch", "back", "close", "sync"]
+  static let argumentless: Set<String> = ["launch", "back", "close", "sync"]
+  /// Commands whose value may be left out.
+  static let optionalArgument: Set<String> = ["relaunch"]
 
   public init(vocabulary: ScriptVocabulary) {
     self.vocabulary = vocabulary
@@ -269,7 +266,7 @@ public struct ScriptLoader {
     }
     if Self.argumentless.contains(command) {
       if let argument { report(argument.position, "'\(command)' takes no value, got \(argument.quoted)") }
-    } else if argument == nil {
+    } else if argument == nil, !Self.optionalArgument.contains(command) {
       report(commandPosition, "'\(command)' needs a value")
       return nil
     }
@@ -280,7 +277,24 @@ public struct ScriptLoader {
 
     switch command {
     case "launch": return make(.launch, "launch")
-    case "relaunch": return make(.relaunch, "relaunch")
+    case "relaunch":
+      // `{clearState: true}` (Maestro's word) relaunches as a fresh install signed in
+      // to the same account: local data gone, the backend's rows kept.
+      guard let argument else { return make(.relaunch(clearState: false), "relaunch") }
+      guard let entries = argument.entries else {
+        report(argument.position, "relaunch takes nothing or {clearState: true}, got \(argument.typeName)")
+        return nil
+      }
+      checkKeys(entries, allowed: ["clearState"], what: "relaunch")
+      let clear = entries.first { $0.key == "clearState" }.flatMap { bool($0.value, "clearState") } ?? false
+      return make(.relaunch(clearState: clear), clear ? "relaunch {clearState: true}" : "relaunch")
+    case "sync": return make(.sync, "sync")
+    case "network":
+      guard let text = argument!.scalarText, let state = NetworkState(rawValue: text) else {
+        report(argument!.position, "network takes offline or online, got \(argument!.quoted)")
+        return nil
+      }
+      return make(.network(state), "network \(state.rawValue)")
     case "back": return make(.action(.back), "back")
     case "close": return make(.action(.close), "close")
     case "start":

@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import Sync
 
 /// How one step went.
 public struct StepResult: Sendable, Codable, Equatable {
@@ -50,15 +51,18 @@ public final class ScriptRunner {
     public var storage: AppSession.StorageMode
     /// From `--experiments FILE`: they choose the variant of a flow started without one.
     public var experiments: [FlowExperiment]
+    public var backend: BackendChoice
 
     public init(
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
-      storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = []
+      storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = [],
+      backend: BackendChoice = .embedded
     ) {
       self.dataDirectory = dataDirectory
       self.analytics = analytics
       self.storage = storage
       self.experiments = experiments
+      self.backend = backend
     }
   }
 
@@ -89,12 +93,26 @@ public final class ScriptRunner {
       ?? (temporary
         ? FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-\(UUID().uuidString)")
         : Self.noDirectory)
+    let embedded: EmbeddedBackend?
+    let backend: any BackendConnector
+    switch options.backend {
+    case .embedded:
+      let server = EmbeddedBackend(
+        databasePath: options.storage == .sqlite
+          ? directory.appendingPathComponent(EmbeddedBackend.fileName).path : nil)
+      embedded = server
+      backend = server
+    case .remote(let credentials):
+      embedded = nil
+      backend = FixedBackendConnector(credentials: credentials)
+    }
     session = AppSession(
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
       userID: user, analytics: options.analytics, storage: options.storage,
       experiments: options.experiments.isEmpty
-        ? nil : ExperimentAssigner(experiments: options.experiments, forced: script.experiments))
+        ? nil : ExperimentAssigner(experiments: options.experiments, forced: script.experiments),
+      backend: backend)
     steps = []
     var failure: ScriptResult.Failure?
     do {
@@ -105,6 +123,7 @@ public final class ScriptRunner {
     }
     session.close()
     session = nil
+    await embedded?.stop()
     if temporary { try? FileManager.default.removeItem(at: directory) }
     let elapsed = ContinuousClock.now - started
     return ScriptResult(
@@ -136,8 +155,15 @@ public final class ScriptRunner {
     case .launch:
       let host = try openHost(step)
       await host.launch()
-    case .relaunch:
+    case .relaunch(let clearState):
       session.close()
+      if clearState {
+        do {
+          try session.clearLocalData()
+        } catch {
+          throw fail("relaunch could not clear the app's data: \(error)")
+        }
+      }
       let host = try openHost(step)
       await host.launch()
     case .start(let request):
@@ -165,6 +191,20 @@ public final class ScriptRunner {
       case .seconds(let seconds): session.clock.advance(by: seconds)
       case .days(let days): session.clock.advance(days: days)
       }
+    case .network(let state):
+      session.connectivity.set(online: state == .online)
+    case .sync:
+      _ = try openHost(step)
+      guard let sync = session.sync else { throw fail("sync failed: the app could not start") }
+      let result: SyncService.Result
+      do {
+        result = try await sync.sync(userID: session.userID)
+      } catch {
+        throw fail("sync failed: \(error)")
+      }
+      await host?.settle()
+      record(step, .passed, depth: depth, message: Self.describe(result))
+      return
     case .run(_, let subSteps):
       record(step, .passed, depth: depth)
       try await execute(subSteps, depth: depth + 1)
@@ -256,6 +296,20 @@ public final class ScriptRunner {
         return "\(error)"
       }
     }
+  }
+
+  static func describe(_ result: SyncService.Result) -> String {
+    let push = result.push
+    var parts = ["sent \(push.synced)"]
+    if push.failed > 0 { parts.append("refused \(push.failed)") }
+    if push.retrying + push.untried > 0 { parts.append("waiting \(push.retrying + push.untried)") }
+    if result.pulled > 0 { parts.append("pulled \(result.pulled)") }
+    switch push.stop {
+    case .offline: parts.append("offline")
+    case .backendUnavailable(let reason): parts.append(reason)
+    case nil: break
+    }
+    return parts.joined(separator: ", ")
   }
 
   private func describeCurrentScreen() -> String {

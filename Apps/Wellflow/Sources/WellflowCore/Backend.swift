@@ -1,0 +1,57 @@
+import FlowKit
+import Foundation
+import ProgressBackend
+import Sync
+
+/// Which backend `sync` talks to during a run (SPEC §5).
+public enum BackendChoice: Sendable {
+  /// A progress server on a loopback port, started when a script first needs it.
+  case embedded
+  /// A real one: `--backend URL --api-key K --token T`.
+  case remote(BackendCredentials)
+}
+
+/// The runner's own progress server: started on a free loopback port the first time a
+/// script syncs or asks the backend, with a token issued for the script's user that
+/// lasts the run. Its rows live beside the app's data, so `--data-dir` keeps both.
+public actor EmbeddedBackend: BackendConnector {
+  public static let fileName = "backend.sqlite"
+
+  private let databasePath: String?
+  private let apiKey = "wellflow-embedded-\(UUID().uuidString)"
+  private let jwtSecret = UUID().uuidString + UUID().uuidString
+  private var server: ProgressServer?
+  private var clients: [String: ProgressAPIClient] = [:]
+
+  /// `databasePath` nil keeps the backend's rows in memory.
+  public init(databasePath: String?) {
+    self.databasePath = databasePath
+  }
+
+  public func api(for userID: String) async throws -> any ProgressAPI {
+    if let client = clients[userID] { return client }
+    let server = try await runningServer()
+    let client = ProgressAPIClient(
+      credentials: BackendCredentials(
+        baseURL: server.url!, apiKey: apiKey, token: server.token(for: userID, ttl: 24 * 3_600)),
+      timeout: 30, maxConnections: OutboxProcessor.defaultConcurrency)
+    clients[userID] = client
+    return client
+  }
+
+  private func runningServer() async throws -> ProgressServer {
+    if let server { return server }
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(
+        host: "127.0.0.1", port: 0, databasePath: databasePath, apiKey: apiKey, jwtSecret: jwtSecret))
+    try await server.start()
+    self.server = server
+    return server
+  }
+
+  public func stop() async {
+    clients = [:]
+    await server?.stop()
+    server = nil
+  }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+
+/// The backend's rows in SQLite: progress and journal rows per user, and the
+/// responses already given per idempotency key.
+final class BackendStore: Sendable {
+  let writer: any DatabaseWriter
+
+  /// `path` nil keeps everything in memory.
+  init(path: String?) throws {
+    if let path {
+      var configuration = Configuration()
+      configuration.busyMode = .timeout(5)
+      writer = try DatabasePool(path: path, configuration: configuration)
+    } else {
+      writer = try DatabaseQueue()
+    }
+    try Self.migrator.migrate(writer)
+  }
+
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE progress (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            quantity REAL NOT NULL,
+            logged_at TEXT NOT NULL,
+            date TEXT NOT NULL,
+            notes TEXT,
+            entry_id TEXT
+          );
+          CREATE INDEX progress_by_user_date ON progress(user_id, date, seq);
+          CREATE UNIQUE INDEX progress_by_entry ON progress(user_id, entry_id) WHERE entry_id IS NOT NULL;
+          CREATE TABLE journal (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            date TEXT NOT NULL,
+            curriculum_id INTEGER NOT NULL,
+            secondary_curriculum_id INTEGER,
+            strategy_id INTEGER,
+            initiated_by TEXT NOT NULL
+          );
+          CREATE INDEX journal_by_user_date ON journal(user_id, date, seq);
+          CREATE TABLE idempotency (
+            user_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            body BLOB NOT NULL,
+            PRIMARY KEY (user_id, key)
+          ) WITHOUT ROWID;
+          """)
+    }
+    return migrator
+  }
+
+  /// Runs `body` in one write transaction, unless `key` was seen for the user: then the
+  /// first answer is returned again and nothing is written. Only successes are kept,
+  /// so a request that failed may be retried with its key.
+  func idempotent(
+    userID: String, key: String?, _ body: @Sendable @escaping (Database) throws -> BackendResponse
+  ) async throws -> BackendResponse {
+    try await writer.write { db in
+      if let key,
+        let row = try Row.fetchOne(
+          db, sql: "SELECT status, body FROM idempotency WHERE user_id = ? AND key = ?",
+          arguments: [userID, key])
+      {
+        return BackendResponse(status: row["status"], body: row["body"], replayed: true)
+      }
+      let response = try body(db)
+      if let key, (200..<300).contains(response.status) {
+        try db.execute(
+          sql: "INSERT INTO idempotency (user_id, key, status, body) VALUES (?, ?, ?, ?)",
+          arguments: [userID, key, response.status, response.body])
+      }
+      return response
+    }
+  }
+
+  func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    try await writer.read(body)
+  }
+}
+
+/// A status and a JSON body.
+struct BackendResponse: Sendable {
+  var status: Int
+  var body: Data
+  var replayed = false
+}

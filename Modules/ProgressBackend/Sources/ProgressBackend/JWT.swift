@@ -1,0 +1,84 @@
+import Crypto
+import Foundation
+
+/// HS256 JSON Web Tokens: the bearer tokens of the progress API, whose `sub` is the user.
+public enum JWT {
+  public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    case malformed
+    case unsupportedAlgorithm(String)
+    case badSignature
+    case expired
+    case missingSubject
+
+    public var description: String {
+      switch self {
+      case .malformed: "the bearer token is not a JWT"
+      case .unsupportedAlgorithm(let alg): "the bearer token is signed with \(alg); only HS256 is accepted"
+      case .badSignature: "the bearer token's signature does not match"
+      case .expired: "the bearer token has expired"
+      case .missingSubject: "the bearer token names no user (sub)"
+      }
+    }
+  }
+
+  /// A token for `subject` valid until `expiresAt`.
+  public static func sign(subject: String, secret: String, issuedAt: Date, expiresAt: Date) -> String {
+    let header = #"{"alg":"HS256","typ":"JWT"}"#
+    let claims: [String: Any] = [
+      "sub": subject, "iat": Int(issuedAt.timeIntervalSince1970), "exp": Int(expiresAt.timeIntervalSince1970),
+    ]
+    let payload = (try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])) ?? Data()
+    let signingInput = base64URL(Data(header.utf8)) + "." + base64URL(payload)
+    return signingInput + "." + base64URL(signature(signingInput, secret: secret))
+  }
+
+  /// The subject of a valid token; throws for a forged, expired or malformed one.
+  public static func verify(_ token: String, secret: String, now: Date) throws(Failure) -> String {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, let headerData = decodeBase64URL(parts[0]),
+      let payloadData = decodeBase64URL(parts[1]), let signatureData = decodeBase64URL(parts[2]),
+      let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+      let claims = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
+    else { throw .malformed }
+    guard let alg = header["alg"] as? String, alg == "HS256" else {
+      throw .unsupportedAlgorithm((header["alg"] as? String) ?? "nothing")
+    }
+    let signingInput = Data("\(parts[0]).\(parts[1])".utf8)
+    guard
+      HMAC<SHA256>.isValidAuthenticationCode(
+        signatureData, authenticating: signingInput, using: SymmetricKey(data: Data(secret.utf8)))
+    else { throw .badSignature }
+    if let exp = claims["exp"] as? NSNumber, now.timeIntervalSince1970 >= exp.doubleValue { throw .expired }
+    guard let subject = claims["sub"] as? String, !subject.isEmpty else { throw .missingSubject }
+    return subject
+  }
+
+  private static func signature(_ input: String, secret: String) -> Data {
+    Data(HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data(secret.utf8))))
+  }
+
+  static func base64URL(_ data: Data) -> String {
+    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+      of: "/", with: "_"
+    )
+    .replacingOccurrences(of: "=", with: "")
+  }
+
+  static func decodeBase64URL(_ text: Substring) -> Data? {
+    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    while base64.count % 4 != 0 { base64 += "=" }
+    return Data(base64Encoded: base64)
+  }
+
+  /// Reads a duration such as `90s`, `30m`, `1h`, `7d`.
+  public static func parseTTL(_ text: String) -> TimeInterval? {
+    guard let unit = text.last, let value = Double(text.dropLast()), value > 0 else { return nil }
+    switch unit {
+    case "s": return value
+    case "m": return value * 60
+    case "h": return value * 3_600
+    case "d": return value * 86_400
+    default: return nil
+    }
+  }
+}

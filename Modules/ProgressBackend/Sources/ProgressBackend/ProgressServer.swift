@@ -1,0 +1,178 @@
+import Foundation
+import Hummingbird
+import Journal
+import Logging
+
+/// The progress API of SPEC §3 served over HTTP (Hummingbird) on SQLite: what
+/// `wellflow serve` runs and what the runner embeds for scripts.
+public final class ProgressServer: Sendable {
+  public struct Configuration: Sendable {
+    /// The address to bind; loopback unless told otherwise.
+    public var host: String
+    /// 0 picks a free port.
+    public var port: Int
+    /// The SQLite file; nil keeps the rows in memory.
+    public var databasePath: String?
+    public var apiKey: String
+    public var jwtSecret: String
+    /// Runs before each request; a non-nil fault is answered instead (fault tests).
+    public var fault: (@Sendable (_ method: String, _ path: String) async -> Fault?)?
+    public var now: @Sendable () -> Date
+
+    public init(
+      host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, apiKey: String,
+      jwtSecret: String, fault: (@Sendable (_ method: String, _ path: String) async -> Fault?)? = nil,
+      now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+      self.host = host
+      self.port = port
+      self.databasePath = databasePath
+      self.apiKey = apiKey
+      self.jwtSecret = jwtSecret
+      self.fault = fault
+      self.now = now
+    }
+  }
+
+  /// What a fault hook answers in place of the API.
+  public enum Fault: Sendable {
+    /// This status with the error envelope.
+    case status(Int, message: String)
+    /// No answer at all until the server stops.
+    case hang
+  }
+
+  public let configuration: Configuration
+  private let api: BackendAPI
+  private let running = LockedState()
+
+  public init(configuration: Configuration) throws {
+    self.configuration = configuration
+    api = BackendAPI(
+      store: try BackendStore(path: configuration.databasePath), apiKey: configuration.apiKey,
+      jwtSecret: configuration.jwtSecret, catalog: try JournalCatalog.bundled(), now: configuration.now)
+  }
+
+  /// A token for `userID` signed with this server's secret.
+  public func token(for userID: String, ttl: TimeInterval = 86_400) -> String {
+    let now = configuration.now()
+    return JWT.sign(
+      subject: userID, secret: configuration.jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(ttl))
+  }
+
+  /// Starts serving in the background; returns the base URL once the port is bound.
+  @discardableResult
+  public func start() async throws -> URL {
+    if let url = running.url { return url }
+    let (stream, continuation) = AsyncStream<Int>.makeStream()
+    let application = makeApplication { port in continuation.yield(port) }
+    let task = Task {
+      do {
+        try await application.run()
+      } catch {
+        continuation.finish()
+      }
+      continuation.finish()
+    }
+    var iterator = stream.makeAsyncIterator()
+    guard let port = await iterator.next() else {
+      task.cancel()
+      throw ServerError.couldNotStart(host: configuration.host, port: configuration.port)
+    }
+    let url = URL(string: "http://\(configuration.host):\(port)")!
+    running.set(url: url, task: task)
+    return url
+  }
+
+  /// The base URL while running.
+  public var url: URL? { running.url }
+
+  /// Stops serving; requests in flight are cut off.
+  public func stop() async {
+    guard let task = running.take() else { return }
+    task.cancel()
+    _ = await task.result
+  }
+
+  /// Serves in the foreground until SIGINT or SIGTERM (`wellflow serve`).
+  public func runUntilSignalled(onStart: @escaping @Sendable (URL) -> Void) async throws {
+    let host = configuration.host
+    let application = makeApplication { port in onStart(URL(string: "http://\(host):\(port)")!) }
+    try await application.runService()
+  }
+
+  public enum ServerError: Error, CustomStringConvertible {
+    case couldNotStart(host: String, port: Int)
+
+    public var description: String {
+      switch self {
+      case .couldNotStart(let host, let port): "the progress server could not listen on \(host):\(port)"
+      }
+    }
+  }
+
+  private func makeApplication(onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
+    var logger = Logger(label: "wellflow.backend")
+    // Stopping cancels open connections, which Hummingbird logs as errors; nothing else is logged.
+    logger.logLevel = .critical
+    let api = self.api
+    let fault = configuration.fault
+    let responder = CallbackResponder<BasicRequestContext> { request, _ in
+      var request = request
+      let path = request.uri.path
+      let method = request.method.rawValue
+      if let fault, let answer = await fault(method, path) {
+        switch answer {
+        case .status(let status, let message):
+          return Self.response(
+            BackendAPI.Refusal(status: status, code: "injected", message: message).response)
+        case .hang:
+          while !Task.isCancelled { try await Task.sleep(for: .seconds(3_600)) }
+          throw CancellationError()
+        }
+      }
+      var headers: [String: String] = [:]
+      for field in request.headers { headers[field.name.canonicalName] = field.value }
+      var query: [String: String] = [:]
+      for (name, value) in request.uri.queryParameters {
+        query[String(name)] = String(value).removingPercentEncoding ?? String(value)
+      }
+      let buffer = try await request.collectBody(upTo: 1 << 20)
+      let answer = await api.respond(
+        to: BackendAPI.Request(
+          method: method, path: path, query: query, headers: headers, body: Data(buffer.readableBytesView)))
+      return Self.response(answer)
+    }
+    return Application(
+      responder: responder,
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.host, port: configuration.port), serverName: "wellflow-backend"),
+      onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },
+      logger: logger)
+  }
+
+  private static func response(_ answer: BackendResponse) -> Response {
+    var headers = HTTPFields()
+    if !answer.body.isEmpty { headers[.contentType] = "application/json" }
+    return Response(
+      status: HTTPResponse.Status(code: answer.status), headers: headers,
+      body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+  }
+}
+
+/// The running server's address and task.
+private final class LockedState: @unchecked Sendable {
+  private let lock = NSLock()
+  private var state: (url: URL, task: Task<Void, Never>)?
+
+  var url: URL? { lock.withLock { state?.url } }
+
+  func set(url: URL, task: Task<Void, Never>) { lock.withLock { state = (url, task) } }
+
+  func take() -> Task<Void, Never>? {
+    lock.withLock {
+      defer { state = nil }
+      return state?.task
+    }
+  }
+}

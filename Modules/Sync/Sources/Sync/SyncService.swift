@@ -1,0 +1,122 @@
+import FlowKit
+import Foundation
+import MoodTracking
+
+/// How the app reaches its backend for a user. A runner's embedded server starts on
+/// the first call; a real backend is just an address and credentials.
+public protocol BackendConnector: Sendable {
+  func api(for userID: String) async throws -> any ProgressAPI
+}
+
+/// A backend at a known address with fixed credentials (`--backend URL --api-key K --token T`).
+public struct FixedBackendConnector: BackendConnector {
+  public let client: ProgressAPIClient
+
+  public init(credentials: BackendCredentials, timeout: TimeInterval = 15) {
+    client = ProgressAPIClient(
+      credentials: credentials, timeout: timeout, maxConnections: OutboxProcessor.defaultConcurrency)
+  }
+
+  public func api(for userID: String) async throws -> any ProgressAPI { client }
+}
+
+/// What `sync` does for the signed-in user: send the outbox, then pull what other
+/// devices sent. Also answers the `outbox.*` and `backend.*` queries.
+public struct SyncService: Sendable {
+  public let connector: any BackendConnector
+  public let outbox: any Outbox
+  public let moods: any MoodRepository
+  public let clock: any FlowClock
+  public let connectivity: any Connectivity
+  public let policy: RetryPolicy
+  public let concurrency: Int
+  public let random: @Sendable () -> Double
+  public let analytics: any AnalyticsSink
+
+  public init(
+    connector: any BackendConnector, outbox: any Outbox, moods: any MoodRepository, clock: any FlowClock,
+    connectivity: any Connectivity, policy: RetryPolicy = RetryPolicy(),
+    concurrency: Int = OutboxProcessor.defaultConcurrency,
+    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+    analytics: any AnalyticsSink = DiscardingAnalyticsSink()
+  ) {
+    self.connector = connector
+    self.outbox = outbox
+    self.moods = moods
+    self.clock = clock
+    self.connectivity = connectivity
+    self.policy = policy
+    self.concurrency = concurrency
+    self.random = random
+    self.analytics = analytics
+  }
+
+  public struct Result: Sendable, Hashable {
+    public var push: SyncReport
+    /// Entries other devices sent that are new here.
+    public var pulled: Int
+  }
+
+  /// Tries every pending row once (with `ignoringBackoff`, even those still waiting),
+  /// then pulls. Offline, nothing is sent and nothing is pulled.
+  public func sync(userID: String, ignoringBackoff: Bool = true) async throws -> Result {
+    guard connectivity.isOnline else {
+      var report = SyncReport()
+      report.stop = .offline
+      report.untried = try await outbox.pendingCount(userID: userID)
+      return Result(push: report, pulled: 0)
+    }
+    let api = try await connector.api(for: userID)
+    let processor = OutboxProcessor(
+      outbox: outbox, api: api, clock: clock, connectivity: connectivity, policy: policy,
+      concurrency: concurrency, random: random, analytics: analytics)
+    let report = try await processor.run(userID: userID, ignoringBackoff: ignoringBackoff)
+    guard report.stop == nil else { return Result(push: report, pulled: 0) }
+    let pulled: Int
+    do {
+      pulled = try await MoodPull(api: api, repository: moods, clock: clock).run(userID: userID)
+    } catch let error as ProgressAPIError where error.isTransient {
+      // The push went through; what others sent arrives on a later sync.
+      pulled = 0
+    }
+    return Result(push: report, pulled: pulled)
+  }
+
+  /// The user's rows on the backend (the backend's own count, whatever this device's network).
+  public func backendCount(_ resource: BackendResource, userID: String) async throws -> Int {
+    let api = try await connector.api(for: userID)
+    switch resource {
+    case .progress: return try await api.listProgress(ListQuery(limit: 1)).total
+    case .journal: return try await api.listJournal(ListQuery(limit: 1)).total
+    }
+  }
+}
+
+public enum BackendResource: String, Sendable, CaseIterable {
+  case progress
+  case journal
+}
+
+/// The app provides the sync service under this key.
+public enum SyncServiceKey: ServiceKey {
+  public typealias Value = SyncService
+}
+
+/// The queries scripts read the backend with (`outbox.*` belong to MoodTracking, which
+/// owns the outbox port).
+public enum SyncFeature: FlowFeature {
+  public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
+    for resource in BackendResource.allCases {
+      try registry.register(
+        QueryDefinition(
+          "backend.\(resource.rawValue).count", type: .number,
+          summary: "\(resource.rawValue) rows of the user on the backend"
+        ) { environment in
+          guard let userID = environment.userID else { return .number(0) }
+          let count = try await environment.services[SyncServiceKey.self].backendCount(
+            resource, userID: userID)
+          return .number(Double(count))
+        })
+    }
+  }
+}
