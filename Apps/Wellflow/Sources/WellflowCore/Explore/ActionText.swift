@@ -6,7 +6,8 @@ extension UserAction {
   public var command: String {
     switch self {
     case .tap(let id): "tap \(id)"
-    case .select(let id, let options): "select \(id) \(options.joined(separator: ","))"
+    case .select(let id, let options):
+      options.isEmpty ? "select \(id)" : "select \(id) \(options.joined(separator: ","))"
     case .enter(let id, let text): "enter \(id) \(text.isEmpty ? "\"\"" : text)"
     case .set(let id, let value): "set \(id) \(formatNumber(value))"
     case .toggle(let id, let isOn): "toggle \(id) \(isOn)"
@@ -36,7 +37,9 @@ extension UserAction {
 /// Digits stay plain: option ids compare as text (SPEC §1).
 func yamlScalar(_ text: String) -> String {
   let plain = text.unicodeScalars.allSatisfy { scalar in
-    scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
+    scalar.isASCII
+      && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+        || "._-".unicodeScalars.contains(scalar))
   }
   let words: Set<String> = ["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"]
   guard plain, !text.isEmpty, !words.contains(text.lowercased()), !text.hasPrefix("-") else {
@@ -102,7 +105,8 @@ public enum PlayInput: Equatable, Sendable {
     case "select":
       let (id, list) = splitWord(rest)
       guard !id.isEmpty else {
-        return .failure(PlayInputError(message: "select takes an id and options, e.g. `select labels calm,proud`"))
+        return .failure(
+          PlayInputError(message: "select takes an id and options, e.g. `select labels calm,proud`"))
       }
       let options = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         .filter { !$0.isEmpty }
@@ -110,7 +114,8 @@ public enum PlayInput: Equatable, Sendable {
     case "enter":
       let (id, text) = splitWord(rest)
       guard !id.isEmpty else {
-        return .failure(PlayInputError(message: "enter takes an id and text, e.g. `enter response slept well`"))
+        return .failure(
+          PlayInputError(message: "enter takes an id and text, e.g. `enter response slept well`"))
       }
       return .success(.action(.enter(id, unquoted(text))))
     case "set":
@@ -128,13 +133,16 @@ public enum PlayInput: Equatable, Sendable {
         default: nil
         }
       guard !id.isEmpty, let value else {
-        return .failure(PlayInputError(message: "toggle takes an id and true or false, e.g. `toggle reminders true`"))
+        return .failure(
+          PlayInputError(message: "toggle takes an id and true or false, e.g. `toggle reminders true`"))
       }
       return .success(.action(.toggle(id, value)))
     default:
       return .failure(
         PlayInputError(
-          message: "unknown command '\(word)' (commands: tap, select, enter, set, toggle, back, close, screen, help, quit)"))
+          message:
+            "unknown command '\(word)' (commands: tap, select, enter, set, toggle, back, close, screen, help, quit)"
+        ))
     }
   }
 
@@ -151,5 +159,6 @@ public enum PlayInput: Equatable, Sendable {
 
 public struct PlayInputError: Error, Equatable, CustomStringConvertible {
   public var message: String
+  public init(message: String) { self.message = message }
   public var description: String { message }
 }

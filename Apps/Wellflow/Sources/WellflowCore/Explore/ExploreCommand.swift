@@ -37,7 +37,8 @@ public enum ExploreCommand {
 
   /// Runs the explorer with progress on standard error; usage errors are written there too.
   static func explore(
-    flow: String, variant: String?, depth: Int, maxSequences: Int?, registry given: FlowRegistry?, console: Console
+    flow: String, variant: String?, depth: Int, maxSequences: Int?, registry given: FlowRegistry?,
+    console: Console
   ) async -> Result<Exploration, ExploreError> {
     let registry: FlowRegistry
     if let given {
@@ -82,7 +83,8 @@ public enum ExploreCommand {
       lines.append("  shortest cancellation: \(steps.map(\.command).joined(separator: ", "))")
     }
     if e.stoppedEarly {
-      lines.append("  stopped early: the limit of \(e.sequences) sequences was reached before depth \(e.depth)")
+      lines.append(
+        "  stopped early: the limit of \(e.sequences) sequences was reached before depth \(e.depth)")
     }
     if e.violations.isEmpty {
       lines.append("no violations")
@@ -123,7 +125,8 @@ public enum ExploreCommand {
   public static func json(_ exploration: Exploration) -> String {
     let e = exploration
     let report = JSONReport(
-      flow: e.flow, variant: e.variant, depth: e.depth, sequences: e.sequences, refusalChecks: e.refusalChecks,
+      flow: e.flow, variant: e.variant, depth: e.depth, sequences: e.sequences,
+      refusalChecks: e.refusalChecks,
       states: e.states, endings: .init(completed: e.completed, cancelled: e.cancelled),
       shortestCompletion: e.shortestCompletion.map { $0.map(\.scriptStep) }, stoppedEarly: e.stoppedEarly,
       violations: e.violations.map {

@@ -22,6 +22,12 @@ public struct ExploreViolation: Sendable, Equatable {
   public var message: String
   /// The actions from the flow's first screen that reproduce it, the last one included.
   public var steps: [UserAction]
+
+  public init(kind: Kind, message: String, steps: [UserAction]) {
+    self.kind = kind
+    self.message = message
+    self.steps = steps
+  }
 }
 
 /// What `wellflow explore` found.
@@ -295,7 +301,8 @@ public final class FlowExplorer {
         steps)
     }
     if state.ending == nil, state.screen == nil {
-      report(.leftWithoutEnding, key: "", "\(flow) is no longer presented but never reported an ending", steps)
+      report(
+        .leftWithoutEnding, key: "", "\(flow) is no longer presented but never reported an ending", steps)
     }
     if let screen = state.screen { check(screen, steps) }
   }
@@ -305,7 +312,8 @@ public final class FlowExplorer {
   private func check(_ screen: Screen, _ steps: [UserAction]) {
     let ids = screen.elements.map(\.id)
     for id in Set(ids) where ids.filter({ $0 == id }).count > 1 {
-      report(.duplicateID, key: "\(screen.id) \(id)", "\(screen.id) shows element '\(id)' more than once", steps)
+      report(
+        .duplicateID, key: "\(screen.id) \(id)", "\(screen.id) shows element '\(id)' more than once", steps)
     }
     guard let declaration = definition.screens.first(where: { $0.id == screen.id }) else {
       report(
@@ -320,7 +328,9 @@ public final class FlowExplorer {
     guard let alert = screen.alert else { return }
     let buttons = alert.buttons.map(\.id)
     if Set(buttons).count != buttons.count {
-      report(.duplicateID, key: alert.id, "alert \(alert.id) repeats a button id (\(buttons.joined(separator: ", ")))", steps)
+      report(
+        .duplicateID, key: alert.id,
+        "alert \(alert.id) repeats a button id (\(buttons.joined(separator: ", ")))", steps)
     }
     guard let declared = declaration.alerts.first(where: { $0.id == alert.id }) else {
       report(.undeclaredID, key: alert.id, "\(screen.id): alert \(alert.id) is not declared", steps)
@@ -328,7 +338,8 @@ public final class FlowExplorer {
     }
     for button in buttons where !declared.buttons.contains(button) {
       report(
-        .undeclaredID, key: "\(alert.id) \(button)", "alert \(alert.id): button '\(button)' is not declared", steps)
+        .undeclaredID, key: "\(alert.id) \(button)", "alert \(alert.id): button '\(button)' is not declared",
+        steps)
     }
   }
 
@@ -414,7 +425,9 @@ public final class FlowExplorer {
   /// disabled elements, back/close where unavailable, values out of bounds; under an
   /// alert, anything but its buttons.
   public static func refusableActions(on screen: Screen) -> [(UserAction, String)] {
-    var actions: [(UserAction, String)] = [(.tap(missingElement), "no element '\(missingElement)' is on screen")]
+    var actions: [(UserAction, String)] = [
+      (.tap(missingElement), "no element '\(missingElement)' is on screen")
+    ]
     if let alert = screen.alert {
       let under = "alert \(alert.id) is up"
       if let action = screen.elements.lazy.compactMap(naturalAction).first { actions.append((action, under)) }
@@ -430,13 +443,17 @@ public final class FlowExplorer {
     for element in enabled {
       if case .text(let limit) = element.kind {
         actions.append(
-          (.enter(element.id, String(repeating: "x", count: limit + 1)), "'\(element.id)' takes \(limit) characters"))
+          (
+            .enter(element.id, String(repeating: "x", count: limit + 1)),
+            "'\(element.id)' takes \(limit) characters"
+          ))
         break
       }
     }
     for element in enabled {
       if case .slider(let range, let step, _) = element.kind {
-        actions.append((.set(element.id, range.upperBound + max(step, 1)), "'\(element.id)' ends at its maximum"))
+        actions.append(
+          (.set(element.id, range.upperBound + max(step, 1)), "'\(element.id)' ends at its maximum"))
         break
       }
     }
@@ -466,7 +483,9 @@ public final class FlowExplorer {
     if let ending = after.ending { return "the flow \(ending.rawValue)" }
     guard let old = before.screen, let new = after.screen else { return "the flow is gone" }
     if old.id != new.id { return "the screen became \(new.id)" }
-    if old.alert?.id != new.alert?.id { return "alert \(old.alert?.id ?? "none") became \(new.alert?.id ?? "none")" }
+    if old.alert?.id != new.alert?.id {
+      return "alert \(old.alert?.id ?? "none") became \(new.alert?.id ?? "none")"
+    }
     for element in new.elements {
       guard let previous = old.element(element.id) else { return "element '\(element.id)' appeared" }
       if previous.value != element.value {
@@ -553,12 +572,14 @@ final class Replay {
         fingerprint: "ended \(ending.outcome.rawValue)", node: ending.outcome.rawValue, screen: nil,
         ending: ending.outcome)
     }
-    guard let top = host.top, let wrapper = probe.wrapper, top.coordinator === wrapper, let screen = host.screen
+    guard let top = host.top, let wrapper = probe.wrapper, top.coordinator === wrapper,
+      let screen = host.screen
     else {
       return Observation(fingerprint: "gone", node: "gone", screen: nil, ending: nil)
     }
     return Observation(
-      fingerprint: Self.fingerprint(screen), node: screen.alert.map { "\(screen.id) + \($0.id)" } ?? screen.id,
+      fingerprint: Self.fingerprint(screen),
+      node: screen.alert.map { "\(screen.id) + \($0.id)" } ?? screen.id,
       screen: screen, ending: nil)
   }
 
@@ -584,7 +605,8 @@ final class Replay {
       case .toggle: kind = "o"
       case .info: kind = "i"
       }
-      parts.append("\(element.id)\u{1E}\(element.label)\u{1E}\(kind)\u{1E}\(element.isEnabled)\u{1E}\(element.value)")
+      parts.append(
+        "\(element.id)\u{1E}\(element.label)\u{1E}\(kind)\u{1E}\(element.isEnabled)\u{1E}\(element.value)")
     }
     if let alert = screen.alert {
       parts.append(

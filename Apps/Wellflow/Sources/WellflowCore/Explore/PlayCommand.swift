@@ -28,7 +28,8 @@ public enum PlayCommand {
     let host: FlowHost
     do {
       session = AppSession(
-        registry: try registry ?? WellflowApp.makeRegistry(), dataDirectory: URL(fileURLWithPath: "/dev/null"),
+        registry: try registry ?? WellflowApp.makeRegistry(),
+        dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
         userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory)
       host = try session.open()
