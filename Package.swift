@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "Experiments", targets: ["Experiments"]),
     .library(name: "Journal", targets: ["Journal"]),
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
+    .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -27,6 +28,10 @@ let package = Package(
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
     .target(name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
     .target(
+      name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
+      path: "Modules/CheckInFlow/Sources/CheckInFlow"
+    ),
+    .target(
       name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal",
       resources: [.process("Resources")]
     ),
@@ -38,7 +43,7 @@ let package = Package(
     .target(
       name: "WellflowCore",
       dependencies: [
-        "FlowKit", "Onboarding", "Journal", "MoodTracking", "Storage", "Experiments",
+        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Experiments",
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
@@ -62,6 +67,7 @@ let package = Package(
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
+    .testTarget(name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit"]),
     .testTarget(name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "Experiments"]),
   ],
   swiftLanguageModes: [.v6]

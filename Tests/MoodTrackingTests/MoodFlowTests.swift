@@ -11,6 +11,7 @@ struct MoodFlowTests {
   let repository: any MoodRepository
   let outbox = InMemoryOutbox()
   let health = InMemoryStateOfMindStore()
+  let analytics = InMemoryAnalyticsSink()
   let host: FlowHost
 
   init() throws {
@@ -25,7 +26,8 @@ struct MoodFlowTests {
     host = try FlowHost(
       registry: registry,
       environment: HostEnvironment(
-        userID: "alice", clock: clock, keyValueStore: InMemoryKeyValueStore(), services: services),
+        userID: "alice", clock: clock, keyValueStore: InMemoryKeyValueStore(), analytics: analytics,
+        services: services),
       workMode: .deferred)
   }
 
@@ -52,6 +54,13 @@ struct MoodFlowTests {
     #expect(abs(saved.valence - 0.5556) < 0.0001)
     #expect(try await number("health.count") == 1)
     #expect(try await number("outbox.pending") == 1)
+    let savedEvent = try #require(analytics.events.first { $0.event == "mood_saved" })
+    #expect(savedEvent.flow == "mood.log")
+    #expect(
+      savedEvent.fields == [
+        "score": .number(8), "valence": .number(saved.valence), "kind": .string("dailyMood"),
+        "trigger": .string("manual"),
+      ])
   }
 
   @Test func aFutureDayDisablesSaveAndNamesTheProblem() throws {

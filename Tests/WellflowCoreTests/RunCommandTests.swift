@@ -230,7 +230,7 @@ struct RunCommandTests {
       name: later
       steps:
         - launch
-        - expect: {idle: true, data: {onboarding.completed: true, onboarding.skill: intermediate}}
+        - expect: {flow: checkin, data: {onboarding.completed: true, onboarding.skill: intermediate}}
       """)
     let fresh = await wellflowRun([first, second])
     #expect(fresh.code == 1, "without --data-dir every script gets a fresh app")
@@ -261,9 +261,14 @@ struct RunCommandTests {
       """)
     #expect(await wellflowRun([path]) { $0.eventsPath = events }.code == 0)
     let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
-    let objects = try lines.map { line in
+    let all = try lines.map { line in
       try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
+    // The daily check-in follows onboarding; its events come after onboarding's.
+    let objects = Array(all.prefix { $0["flow"] as? String == "onboarding" })
+    #expect(all.dropFirst(objects.count).allSatisfy { $0["flow"] as? String == "checkin" })
+    #expect(all.count > objects.count)
+    for object in all { #expect(object["ts"] as? String == "2026-03-02T07:00:00Z") }
     for object in objects {
       #expect(object["ts"] as? String == "2026-03-02T07:00:00Z")
       #expect(object["user"] as? String == "alice")

@@ -55,8 +55,8 @@ struct ScriptValidationTests {
       try problems(steps: "  - expect: {screen: onboarding.welcom}")
         == ["s.yaml:3:22: unknown screen 'onboarding.welcom' (did you mean 'onboarding.welcome'?)"])
     #expect(
-      try problems(steps: "  - if: {screen: checkin.pet}\n    then: [back]")
-        == ["s.yaml:3:18: unknown screen 'checkin.pet'"])
+      try problems(steps: "  - if: {screen: settings.main}\n    then: [back]")
+        == ["s.yaml:3:18: unknown screen 'settings.main'"])
   }
 
   @Test func unknownElement() throws {
@@ -64,8 +64,8 @@ struct ScriptValidationTests {
       try problems(steps: "  - tap: contine")
         == ["s.yaml:3:10: unknown element 'contine': no registered screen has it (did you mean 'continue'?)"])
     #expect(
-      try problems(steps: "  - select: {emotion: happy}")
-        == ["s.yaml:3:14: unknown element 'emotion': no registered screen has it"])
+      try problems(steps: "  - select: {colour: teal}")
+        == ["s.yaml:3:14: unknown element 'colour': no registered screen has it"])
     #expect(
       try problems(steps: "  - expect: {value: {skil: beginner}}")
         == ["s.yaml:3:22: unknown element 'skil': no registered screen has it (did you mean 'skill'?)"])

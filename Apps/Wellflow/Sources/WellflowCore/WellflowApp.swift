@@ -1,3 +1,4 @@
+import CheckInFlow
 import FlowKit
 import Foundation
 import Journal
@@ -9,7 +10,7 @@ import Storage
 /// ports. Swapping an adapter is a change here and nowhere else.
 public enum WellflowApp {
   public static let features: [any FlowFeature.Type] = [
-    OnboardingFeature.self, MoodTrackingFeature.self, JournalFeature.self,
+    OnboardingFeature.self, MoodTrackingFeature.self, CheckInFeature.self, JournalFeature.self,
   ]
 
   public static func makeRegistry() throws(RegistryError) -> FlowRegistry {

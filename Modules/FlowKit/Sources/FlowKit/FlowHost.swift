@@ -40,6 +40,8 @@ public final class FlowHost {
     /// Presented by a rule, or as the follow-up of a flow a rule presented: when it
     /// ends, the rules are asked again.
     let fromLaunch: Bool
+    /// Told of the ending, for callers that present with a completion.
+    let onEnd: (@MainActor (FlowEnding) -> Void)?
   }
 
   public let registry: FlowRegistry
@@ -104,6 +106,15 @@ public final class FlowHost {
   /// Presents a flow on top of whatever is shown.
   public func present(_ request: FlowRequest) throws(HostError) {
     try present(request, ruleID: nil, fromLaunch: false)
+  }
+
+  /// Presents a flow on top of whatever is shown and tells `onEnd` how it ended (a
+  /// feature's one-line entry point, such as `presentMoodCheckIn`). `onEnd` runs once,
+  /// after the host recorded the ending and before any follow-up flow is presented.
+  public func present(_ request: FlowRequest, onEnd: @escaping @MainActor (FlowEnding) -> Void)
+    throws(HostError)
+  {
+    try present(request, ruleID: nil, fromLaunch: false, onEnd: onEnd)
   }
 
   /// Sends an action to the topmost flow.
@@ -171,7 +182,9 @@ public final class FlowHost {
     record("screen_viewed", entry, ["screen": .string(screenID)])
   }
 
-  private func present(_ request: FlowRequest, ruleID: String?, fromLaunch: Bool) throws(HostError) {
+  private func present(
+    _ request: FlowRequest, ruleID: String?, fromLaunch: Bool, onEnd: (@MainActor (FlowEnding) -> Void)? = nil
+  ) throws(HostError) {
     guard let definition = registry.flow(request.flow) else {
       throw .unknownFlow(request.flow, registered: registry.flows.map(\.id))
     }
@@ -184,7 +197,7 @@ public final class FlowHost {
     nextSerial += 1
     let entry = Presented(
       serial: nextSerial, flow: definition.id, variant: variant, trigger: request.trigger,
-      coordinator: coordinator, ruleID: ruleID, fromLaunch: fromLaunch)
+      coordinator: coordinator, ruleID: ruleID, fromLaunch: fromLaunch, onEnd: onEnd)
     stack.append(entry)
     changes &+= 1
     record("flow_started", entry, ["trigger": .string(request.trigger.rawValue)])
@@ -202,6 +215,7 @@ public final class FlowHost {
     case .completed: record("flow_completed", entry)
     case .cancelled: record("flow_cancelled", entry, ["reason": .string((ending.reason ?? .user).rawValue)])
     }
+    entry.onEnd?(ending)
     guard !isTerminating else { return }
     if ending.outcome == .cancelled, let rule = entry.ruleID { cancelledRules.insert(rule) }
     if let next = ending.next {

@@ -6,6 +6,8 @@ import Foundation
 public final class MoodLogCoordinator: FlowCoordinator<MoodEntry> {
   private let saveMood: SaveMoodUseCase
   private let clock: any FlowClock
+  private let analytics: any AnalyticsSink
+  private let trigger: FlowTrigger
   private let work: WorkTracker
   private var score = 5
   private var notes = ""
@@ -13,9 +15,14 @@ public final class MoodLogCoordinator: FlowCoordinator<MoodEntry> {
   private var isSaving = false
   private var saveError: String?
 
-  public init(saveMood: SaveMoodUseCase, clock: any FlowClock, work: WorkTracker) {
+  public init(
+    saveMood: SaveMoodUseCase, clock: any FlowClock, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
+    trigger: FlowTrigger = .manual, work: WorkTracker
+  ) {
     self.saveMood = saveMood
     self.clock = clock
+    self.analytics = analytics
+    self.trigger = trigger
     self.work = work
     self.dateText = MoodDay(clock.now, in: clock.calendar).description
   }
@@ -80,8 +87,14 @@ public final class MoodLogCoordinator: FlowCoordinator<MoodEntry> {
     let saveMood = saveMood
     work.run { [weak self] in
       do {
-        let result = try await saveMood.save(request)
-        self?.complete(result.entry)
+        let entry = try await saveMood.save(request).entry
+        guard let self else { return }
+        if self.analytics.isRecording {
+          self.analytics.record(
+            .moodSaved(
+              entry, flow: "mood.log", variant: "standard", trigger: self.trigger, at: self.clock.now))
+        }
+        self.complete(entry)
       } catch {
         self?.isSaving = false
         self?.saveError = (error as? MoodError)?.message ?? "\(error)"

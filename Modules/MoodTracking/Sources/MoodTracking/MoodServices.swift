@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 
 /// The app provides the mood ports under these keys (SQLite adapters in the app,
 /// in-memory ones in tests).
@@ -29,5 +30,19 @@ extension HostEnvironment {
     let userID = userID
     return MoodHistoryUseCase(
       repository: services[MoodRepositoryKey.self], clock: clock, currentUser: { userID })
+  }
+}
+
+extension AnalyticsEvent {
+  /// `mood_saved` (SPEC §5): score, valence and kind, never the notes.
+  public static func moodSaved(
+    _ entry: MoodEntry, flow: String, variant: String, trigger: FlowTrigger, at date: Date
+  ) -> AnalyticsEvent {
+    AnalyticsEvent(
+      ts: date, user: entry.userID, event: "mood_saved", flow: flow, variant: variant,
+      fields: [
+        "score": .number(Double(entry.score)), "valence": .number(entry.valence),
+        "kind": .string(entry.kind.rawValue), "trigger": .string(trigger.rawValue),
+      ])
   }
 }

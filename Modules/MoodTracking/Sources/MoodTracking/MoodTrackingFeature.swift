@@ -14,7 +14,8 @@ public enum MoodTrackingFeature: FlowFeature {
         ],
         make: { context in
           MoodLogCoordinator(
-            saveMood: context.environment.saveMood, clock: context.environment.clock, work: context.work)
+            saveMood: context.environment.saveMood, clock: context.environment.clock,
+            analytics: context.environment.analytics, trigger: context.trigger, work: context.work)
         }))
     try registry.register(
       FlowDefinition(

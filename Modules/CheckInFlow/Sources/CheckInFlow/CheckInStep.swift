@@ -1,0 +1,63 @@
+import FlowKit
+
+/// What a step shows: the coordinator adds the id, progress, alert and navigation.
+public struct CheckInPage: Sendable, Equatable {
+  public var title: String
+  public var message: String?
+  public var elements: [Element]
+
+  public init(title: String, message: String? = nil, elements: [Element]) {
+    self.title = title
+    self.message = message
+    self.elements = elements
+  }
+}
+
+/// What a step asks the coordinator to do after an action.
+public enum CheckInStepOutcome: Sendable, Equatable {
+  /// The draft may have changed; the step stays.
+  case stay
+  /// On to the next step (from an intro step: the person began the check-in).
+  case next
+  /// Save the check-in and end the flow; `journal` asks for the journal next.
+  case finish(journal: Bool)
+  /// End the flow at once, saving nothing.
+  case cancel
+}
+
+/// One screen of the check-in. A variant is a list of steps, so a new variant or a
+/// new kind of step is a new value, never an edit of the steps that exist.
+///
+/// Steps are plain values: they read the draft to build their page and change it in
+/// `handle`. Back, close, the exit confirmation, saving and progress belong to the
+/// coordinator, so every step gets them the same way.
+public protocol CheckInStep: Sendable {
+  /// The name variant lists use (`sensing`).
+  var name: String { get }
+  var screenID: String { get }
+  /// Every element id the page can show, declared up front for scripts.
+  var elementIDs: [String] { get }
+  /// Alerts the step raises itself (the coordinator declares its own).
+  var alerts: [AlertDeclaration] { get }
+  /// An intro (the Pet) is not counted in progress, is shown only until the person
+  /// once began, and `close` on it cancels without asking.
+  var isIntro: Bool { get }
+
+  func page(for draft: CheckInDraft) -> CheckInPage
+  /// Handles an action the screen already accepted (see `Screen.validate`); `back`
+  /// and `close` never reach a step.
+  func handle(_ action: UserAction, draft: inout CheckInDraft) -> CheckInStepOutcome
+}
+
+extension CheckInStep {
+  public var alerts: [AlertDeclaration] { [] }
+  public var isIntro: Bool { false }
+}
+
+extension Element {
+  /// The `continue` every input step ends with; disabled until the step's required
+  /// input is given.
+  public static func continueButton(enabled: Bool = true) -> Element {
+    .button("continue", "Continue", enabled: enabled)
+  }
+}
