@@ -46,6 +46,14 @@ struct ExploreTests {
       ])
   }
 
+  @Test func theCheckInIsExploredLikeAnyOtherRegisteredFlow() async throws {
+    let full = try await explore("checkin", depth: 3)
+    #expect(full.violations.isEmpty, "\(full.violations)")
+    #expect(full.shortestCancellation?.count == 1, "close on the pet screen cancels at once")
+    let quick = try await explore("checkin", variant: "quick", depth: 3)
+    #expect(quick.violations.isEmpty, "\(quick.violations)")
+  }
+
   @Test func everyInputKindIsTriedAndTheLabFlowKeepsTheContract() async throws {
     let exploration = try await explore("lab", depth: 4, registry: LabFeature.registry())
     #expect(exploration.violations.isEmpty, "\(exploration.violations)")
@@ -170,11 +178,11 @@ struct ExploreTests {
     var configuration = ExploreConfiguration(flow: "onboarding")
     configuration.variant = "long"
     #expect(await ExploreCommand.execute(configuration, console: console) == 2)
+    #expect(err.current.count == 2)
     #expect(
-      err.current == [
-        "error: no flow named 'onboardin' is registered (registered: onboarding, mood.log, mood.history, journal)",
-        "error: flow 'onboarding' has no variant 'long' (variants: standard, short)",
-      ])
+      err.current.first?.hasPrefix("error: no flow named 'onboardin' is registered (registered: onboarding, ")
+        == true)
+    #expect(err.current.last == "error: flow 'onboarding' has no variant 'long' (variants: standard, short)")
   }
 
   @Test func progressIsReportedDuringLongExplorations() async throws {

@@ -288,6 +288,8 @@ struct Explore: AsyncParsableCommand {
 
       Each violation is listed with the shortest sequence that shows it, as script
       steps to paste into a script. Progress goes to standard error every few seconds.
+      Screens with many options multiply the sequences at each level (the check-in's
+      naming step); --max-sequences bounds a run and the report says where it stopped.
       Exit 0 without violations, 1 with violations, 2 on usage errors.
 
       Examples:
