@@ -23,7 +23,9 @@ struct Wellflow: AsyncParsableCommand {
           --experiments Experiments/onboarding-length.yaml --users 1000 --events e.ndjson
         wellflow report e.ndjson --experiment onboarding-length
       """,
-    subcommands: [Run.self, Report.self, Flows.self, Serve.self, Token.self])
+    subcommands: [
+      Run.self, Report.self, Flows.self, Play.self, Graph.self, Explore.self, Serve.self, Token.self,
+    ])
 
   /// Usage errors exit 2, as every other "nothing ran" case does (SPEC §5).
   static func main() async {
@@ -287,3 +289,144 @@ struct Token: ParsableCommand {
       ))
   }
 }
+
+struct Play: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run one flow by hand in the terminal, in a fresh in-memory app.",
+    discussion: """
+      Prints the screen and reads one command a line, in the script vocabulary:
+        tap continue
+        select skill beginner
+        select labels calm,proud      (a multiple choice takes the whole list)
+        enter response slept well     (enter response "" clears it)
+        set score 8
+        toggle reminders true
+        back, close, screen, help, quit
+      A refused action prints its error and the prompt goes on; the session ends when
+      the flow ends (its outcome is printed), on quit or at the end of the input, so
+      it works with a pipe:
+
+        printf 'tap continue\\ntap continue\\n' | wellflow play onboarding
+      """)
+
+  @Argument(help: "The flow to play (see `wellflow flows`).")
+  var flow: String
+
+  @Option(help: "The variant to play; the flow's default when omitted.")
+  var variant: String?
+
+  @MainActor
+  func run() async throws {
+    // At a terminal a prompt shows; from a pipe each command is echoed instead.
+    var prompt: (@Sendable (String) -> Void)?
+    if isatty(STDIN_FILENO) == 1 {
+      prompt = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
+    }
+    let code = await PlayCommand.execute(
+      PlayConfiguration(flow: flow, variant: variant), readLine: { Swift.readLine(strippingNewline: true) },
+      prompt: prompt)
+    if code != 0 { throw ExitCode(code) }
+  }
+}
+
+struct Graph: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print a flow's screen graph, as the explorer finds it.",
+    discussion: """
+      Nodes are screen ids, `screen + alert` while an alert is up, and the endings
+      completed and cancelled; edges are labelled with the action (`tap continue`).
+      The order is deterministic, so the output can be kept under version control.
+
+      Examples:
+        wellflow graph onboarding > onboarding.mmd
+        wellflow graph journal --format dot --depth 5 | dot -Tsvg > journal.svg
+      """)
+
+  @Argument(help: "The flow to draw (see `wellflow flows`).")
+  var flow: String
+
+  @Option(help: "The variant to draw; the flow's default when omitted.")
+  var variant: String?
+
+  @Option(help: "Output format: mermaid or dot.")
+  var format: GraphConfiguration.Format = .mermaid
+
+  @Option(help: "How many actions deep to explore.")
+  var depth = 6
+
+  @MainActor
+  func run() async throws {
+    var configuration = GraphConfiguration(flow: flow)
+    configuration.variant = variant
+    configuration.format = format
+    configuration.depth = depth
+    let code = await GraphCommand.execute(configuration)
+    if code != 0 { throw ExitCode(code) }
+  }
+}
+
+extension GraphConfiguration.Format: ExpressibleByArgument {}
+
+struct Explore: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Try every action sequence of a flow up to a depth and check the flow contract.",
+    discussion: """
+      From the flow's first screen the explorer tries what each screen offers: every
+      enabled button and alert button, each option of a choice (and none for a
+      multiple choice), sliders at min/mid/max, text short and empty, toggles both
+      ways, back and close where available, plus actions the screen must refuse (an
+      element not on screen, a disabled element, anything but the alert's buttons
+      while an alert is up). Each sequence runs in a fresh in-memory app; states with
+      the same screen are explored once.
+
+      After every step it checks: refused actions change nothing, alert buttons
+      answer, the flow ends at most once, its coordinator is released after it ended,
+      screen, element and alert ids are unique and declared.
+
+      Each violation is listed with the shortest sequence that shows it, as script
+      steps to paste into a script. Progress goes to standard error every few seconds.
+      Screens with many options multiply the sequences at each level (the check-in's
+      naming step); --max-sequences bounds a run and the report says where it stopped.
+      Exit 0 without violations, 1 with violations, 2 on usage errors.
+
+      Examples:
+        wellflow explore onboarding
+        wellflow explore journal --depth 5 --format json
+      """)
+
+  @Argument(help: "The flow to explore (see `wellflow flows`).")
+  var flow: String
+
+  @Option(help: "The variant to explore; the flow's default when omitted.")
+  var variant: String?
+
+  @Option(help: "How many actions deep to explore.")
+  var depth = 6
+
+  @Option(help: "Output format: text or json.")
+  var format: ExploreConfiguration.Format = .text
+
+  @Option(
+    name: .customLong("max-sequences"), help: "Stop after this many sequences (the report says it stopped).")
+  var maxSequences: Int?
+
+  func validate() throws {
+    guard depth >= 1 else { throw ValidationError("--depth must be at least 1, got \(depth)") }
+    if let maxSequences, maxSequences < 1 {
+      throw ValidationError("--max-sequences must be at least 1, got \(maxSequences)")
+    }
+  }
+
+  @MainActor
+  func run() async throws {
+    var configuration = ExploreConfiguration(flow: flow)
+    configuration.variant = variant
+    configuration.depth = depth
+    configuration.format = format
+    configuration.maxSequences = maxSequences
+    let code = await ExploreCommand.execute(configuration)
+    if code != 0 { throw ExitCode(code) }
+  }
+}
+
+extension ExploreConfiguration.Format: ExpressibleByArgument {}
