@@ -74,10 +74,18 @@ public struct NamingStep: CheckInStep {
     return fitting + MoodLabel.allCases.filter { !fitting.contains($0) }
   }
 
+  /// The options for each score, made once: the screen is read after every action.
+  private static let optionsByScore: [Int: [ChoiceOption]] = Dictionary(
+    uniqueKeysWithValues: MoodLimits.scores.map { score in
+      (score, orderedLabels(forScore: score).map { ChoiceOption(id: $0.rawValue, label: $0.displayName) })
+    })
+
   public func page(for draft: CheckInDraft) -> CheckInPage {
-    let options = Self.orderedLabels(forScore: draft.score).map {
-      ChoiceOption(id: $0.rawValue, label: $0.displayName)
-    }
+    let options =
+      Self.optionsByScore[draft.score]
+      ?? Self.orderedLabels(forScore: draft.score).map {
+        ChoiceOption(id: $0.rawValue, label: $0.displayName)
+      }
     return CheckInPage(
       title: "Which word fits best?",
       message: "Feelings that fit \"\(draft.valenceClass.displayName)\" come first.",
