@@ -16,10 +16,10 @@ enum MoodBenchmark {
       .appendingPathComponent("wellflow-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let pool = try DatabasePool(path: directory.appendingPathComponent("bench.sqlite").path)
-    var migrator = DatabaseMigrator()
-    MoodSchema.registerMigrations(in: &migrator, legacyTimeZone: TimeZone(identifier: "UTC")!)
-    try migrator.migrate(pool)
+    // The app's own database: the same file, configuration and schema users get.
+    let database = try WellflowDatabase.open(
+      directory: directory, legacyTimeZone: TimeZone(identifier: "UTC")!)
+    guard let pool = database.writer as? DatabasePool else { fatalError("the app's database is a pool") }
 
     let clock = ManualClock(
       now: Date(timeIntervalSince1970: 1_767_614_400), timeZone: TimeZone(identifier: "UTC")!)

@@ -26,7 +26,10 @@ enum OnboardingBenchmark {
 
   static func run(scale: Double) async throws {
     let journeys = max(100, Int(10_000 * scale))
-    let registry = try WellflowApp.makeRegistry()
+    // The feature on its own, as a team developing it would run it: with the whole app
+    // the daily check-in follows onboarding and the journey would measure two flows.
+    var registry = FlowRegistry()
+    try registry.register(OnboardingFeature.self)
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-bench-onboarding.yaml")
     try script.write(to: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: file) }

@@ -18,22 +18,26 @@ public actor EmbeddedBackend: BackendConnector {
   public static let fileName = "backend.sqlite"
 
   private let databasePath: String?
-  private let apiKey = "wellflow-embedded-\(UUID().uuidString)"
-  private let jwtSecret = UUID().uuidString + UUID().uuidString
+  /// Made when the server starts: most script runs never sync, and each run must stay cheap.
+  private var secrets: (apiKey: String, jwtSecret: String)?
   private var server: ProgressServer?
   private var clients: [String: ProgressAPIClient] = [:]
+  private let started = Locked(false)
 
   /// `databasePath` nil keeps the backend's rows in memory.
   public init(databasePath: String?) {
     self.databasePath = databasePath
   }
 
+  /// Whether a server was started, readable without waiting for the actor.
+  public nonisolated var wasStarted: Bool { started.current }
+
   public func api(for userID: String) async throws -> any ProgressAPI {
     if let client = clients[userID] { return client }
     let server = try await runningServer()
     let client = ProgressAPIClient(
       credentials: BackendCredentials(
-        baseURL: server.url!, apiKey: apiKey, token: server.token(for: userID, ttl: 24 * 3_600)),
+        baseURL: server.url!, apiKey: secrets!.apiKey, token: server.token(for: userID, ttl: 24 * 3_600)),
       timeout: 30, maxConnections: OutboxProcessor.defaultConcurrency)
     clients[userID] = client
     return client
@@ -41,9 +45,13 @@ public actor EmbeddedBackend: BackendConnector {
 
   private func runningServer() async throws -> ProgressServer {
     if let server { return server }
+    let secrets = secrets ?? ("wellflow-embedded-\(UUID().uuidString)", UUID().uuidString + UUID().uuidString)
+    self.secrets = secrets
+    started.withLock { $0 = true }
     let server = try ProgressServer(
       configuration: ProgressServer.Configuration(
-        host: "127.0.0.1", port: 0, databasePath: databasePath, apiKey: apiKey, jwtSecret: jwtSecret))
+        host: "127.0.0.1", port: 0, databasePath: databasePath, apiKey: secrets.apiKey,
+        jwtSecret: secrets.jwtSecret))
     try await server.start()
     self.server = server
     return server

@@ -123,7 +123,7 @@ public final class ScriptRunner {
     }
     session.close()
     session = nil
-    await embedded?.stop()
+    if let embedded, embedded.wasStarted { await embedded.stop() }
     if temporary { try? FileManager.default.removeItem(at: directory) }
     let elapsed = ContinuousClock.now - started
     return ScriptResult(
