@@ -153,6 +153,8 @@ struct FlowHostTests {
     #expect(coordinator == nil)
   }
 
+  /// Every event of a flow carries its variant and trigger (the check-in's funnels are
+  /// cut by both).
   @Test func analyticsEventsInOrderWithTheirFields() throws {
     let fixture = try HostFixture { registry in
       try registry.register(flowDefinition("a", variants: ["full", "quick"], steps: ["a.one", "a.two"]))
@@ -174,20 +176,20 @@ struct FlowHostTests {
     #expect(
       summary == [
         "flow_started a quick trigger=manual",
-        "screen_viewed a quick screen=a.one",
-        "action a quick action=enter element=note",
-        "action a quick action=tap element=next",
-        "screen_viewed a quick screen=a.two",
-        "action a quick action=back",
-        "screen_viewed a quick screen=a.one",
-        "action a quick action=close",
-        "flow_cancelled a quick reason=user",
+        "screen_viewed a quick screen=a.one trigger=manual",
+        "action a quick action=enter element=note trigger=manual",
+        "action a quick action=tap element=next trigger=manual",
+        "screen_viewed a quick screen=a.two trigger=manual",
+        "action a quick action=back trigger=manual",
+        "screen_viewed a quick screen=a.one trigger=manual",
+        "action a quick action=close trigger=manual",
+        "flow_cancelled a quick reason=user trigger=manual",
         "flow_started a full trigger=notification",
-        "screen_viewed a full screen=a.one",
-        "action a full action=tap element=next",
-        "screen_viewed a full screen=a.two",
-        "action a full action=tap element=next",
-        "flow_completed a full",
+        "screen_viewed a full screen=a.one trigger=notification",
+        "action a full action=tap element=next trigger=notification",
+        "screen_viewed a full screen=a.two trigger=notification",
+        "action a full action=tap element=next trigger=notification",
+        "flow_completed a full trigger=notification",
       ])
     #expect(events.allSatisfy { $0.user == "alice" })
     #expect(events.first?.ts == Date(timeIntervalSince1970: 1_767_603_600))

@@ -173,7 +173,12 @@ public final class FlowHost {
         variant: variant, fields: fields))
   }
 
+  /// Every event of a presented flow carries its variant and trigger, so funnels can
+  /// be cut by either.
   private func record(_ event: String, _ entry: Presented, _ fields: [String: EventValue] = [:]) {
+    guard environment.analytics.isRecording else { return }
+    var fields = fields
+    fields["trigger"] = .string(entry.trigger.rawValue)
     record(event, flow: entry.flow, variant: entry.variant, fields)
   }
 
@@ -200,7 +205,7 @@ public final class FlowHost {
       coordinator: coordinator, ruleID: ruleID, fromLaunch: fromLaunch, onEnd: onEnd)
     stack.append(entry)
     changes &+= 1
-    record("flow_started", entry, ["trigger": .string(request.trigger.rawValue)])
+    record("flow_started", entry)
     let serial = entry.serial
     coordinator.start { [weak self] ending in self?.flowEnded(serial, ending) }
     if coordinator.isRunning, stack.last?.serial == serial { recordScreen(entry) }
