@@ -10,18 +10,19 @@ struct Wellflow: AsyncParsableCommand {
     commandName: "wellflow",
     abstract: "Build and test wellness-app flows headlessly: run YAML scripts against the registered flows.",
     discussion: """
-      Scripts drive the app's flows without a UI, on a clock the runner controls, so a
-      journey of many days runs in milliseconds. Start with:
+      Scripts drive the app's flows without a UI, on a clock the runner
+      controls, so a journey of many days runs in milliseconds. Start with:
 
-        wellflow flows                      what flows, screens and queries exist
-        wellflow run Apps/Wellflow/Scripts  run every script in a folder
+        wellflow flows                      flows, screens and queries
+        wellflow run Apps/Wellflow/Scripts  every script in a folder
+        wellflow explore onboarding         check a flow's contract
 
-      A/B-test a flow: run a script for many users with an experiment file, then
-      read the funnel per variation:
+      A/B-test a flow: run a script for many users with an experiment
+      file, then read the funnel per variation:
 
-        wellflow run Scripts/experiment-onboarding.yaml \\
-          --experiments Experiments/onboarding-length.yaml --users 1000 --events e.ndjson
-        wellflow report e.ndjson --experiment onboarding-length
+        wellflow run Scripts/experiment-checkin.yaml --users 1000 \\
+          --experiments Experiments/checkin-length.yaml --events e.ndjson
+        wellflow report e.ndjson --experiment checkin-length
       """,
     subcommands: [
       Run.self, Report.self, Flows.self, Play.self, Graph.self, Explore.self, Serve.self, Token.self,
