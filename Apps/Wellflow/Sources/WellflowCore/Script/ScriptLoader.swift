@@ -10,8 +10,6 @@ public struct ScriptVocabulary: Sendable {
   var alerts: Set<String>
   var alertButtons: Set<String>
   var queries: [String: QueryType]
-  /// Commands a later feature brings, with the reason they are refused until then.
-  var unavailableCommands: [String: String]
   var experiments: Set<String>?
   /// Variation names by experiment key, when an experiment file gave them.
   var experimentVariations: [String: [String]] = [:]
@@ -31,7 +29,6 @@ public struct ScriptVocabulary: Sendable {
     alerts = Set(declared.flatMap { $0.alerts.map(\.id) })
     alertButtons = Set(declared.flatMap { $0.alerts.flatMap(\.buttons) })
     queries = Dictionary(uniqueKeysWithValues: registry.queries.map { ($0.id, $0.type) })
-    unavailableCommands = [:]
     self.experiments = experiments
   }
 }
@@ -258,10 +255,6 @@ public struct ScriptLoader {
 
     guard Self.commands.contains(command) else {
       report(commandPosition, "unknown command '\(command)'\(suggestion(command, among: Self.commands))")
-      return nil
-    }
-    if let reason = vocabulary.unavailableCommands[command] {
-      report(commandPosition, reason)
       return nil
     }
     if Self.argumentless.contains(command) {
