@@ -157,11 +157,13 @@ enum MoodBenchmark {
         let score = made % 10 + 1
         let date = clock.now.addingTimeInterval(-Double(made))
         let entry = MoodEntry(
-          id: UUID(), userID: "saver", date: date, day: MoodDay(date, in: clock.calendar), score: score,
+          id: TimeOrderedID.make(at: date), userID: "saver", date: date,
+          day: MoodDay(date, in: clock.calendar), score: score,
           valence: try MoodTranslation.valence(forScore: score),
           labels: try MoodTranslation.labels(forScore: score),
           associations: [.work], notes: "bench", kind: .momentaryEmotion, createdAt: date, updatedAt: date)
-        return (entry, OutboxRow.mood(entry, operation: .create, id: UUID(), now: date))
+        // Ids as the app makes them (`SaveMoodUseCase`): time-ordered.
+        return (entry, OutboxRow.mood(entry, operation: .create, id: TimeOrderedID.make(at: date), now: date))
       }
     }
     let batches = try (0..<max(total / batchSize, 1)).map { _ in try nextBatch(batchSize) }

@@ -49,13 +49,13 @@ public struct SaveMoodUseCase: Sendable {
 
   public init(
     repository: any MoodRepository, clock: any FlowClock, healthStore: (any StateOfMindStore)? = nil,
-    currentUser: @escaping @Sendable () -> String?, makeID: @escaping @Sendable () -> UUID = { UUID() }
+    currentUser: @escaping @Sendable () -> String?, makeID: (@Sendable () -> UUID)? = nil
   ) {
     self.repository = repository
     self.clock = clock
     self.healthStore = healthStore
     self.currentUser = currentUser
-    self.makeID = makeID
+    self.makeID = makeID ?? { [clock] in TimeOrderedID.make(at: clock.now) }
   }
 
   /// Checks a request without saving it, for screens that disable `save` while invalid.
