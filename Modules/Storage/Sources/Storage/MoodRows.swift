@@ -54,6 +54,11 @@ enum MoodRows {
     }
   }
 
+  /// Entries a query selects with `columns`, in its order.
+  static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments) throws -> [MoodEntry] {
+    try Array(Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments).map(entry))
+  }
+
   static func entry(_ row: Row) -> MoodEntry {
     MoodEntry(
       id: UUID(uuidString: row[0]) ?? UUID(), userID: row[1],

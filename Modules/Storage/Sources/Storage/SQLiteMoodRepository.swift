@@ -40,30 +40,25 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry] {
     try await writer.read { db in
-      try Array(
-        Row.fetchCursor(
-          db.cachedStatement(
-            sql: """
-              SELECT \(MoodRows.columns) FROM mood_entries
-              WHERE user_id = ? AND kind = 'dailyMood' AND day BETWEEN ? AND ?
-              ORDER BY day
-              """), arguments: [userID, days.lowerBound.description, days.upperBound.description]
-        ).map(MoodRows.entry))
+      try MoodRows.fetchAll(
+        db,
+        sql: """
+          SELECT \(MoodRows.columns) FROM mood_entries
+          WHERE user_id = ? AND kind = 'dailyMood' AND day BETWEEN ? AND ?
+          ORDER BY day
+          """, arguments: [userID, days.lowerBound.description, days.upperBound.description])
     }
   }
 
   public func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry] {
     try await writer.read { db in
-      try Array(
-        Row.fetchCursor(
-          db.cachedStatement(
-            sql: """
-              SELECT \(MoodRows.columns) FROM mood_entries
-              WHERE user_id = ? AND date >= ? AND date < ?
-              ORDER BY date, save_seq
-              """),
-          arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
-        ).map(MoodRows.entry))
+      try MoodRows.fetchAll(
+        db,
+        sql: """
+          SELECT \(MoodRows.columns) FROM mood_entries
+          WHERE user_id = ? AND date >= ? AND date < ?
+          ORDER BY date, save_seq
+          """, arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970])
     }
   }
 
@@ -72,19 +67,17 @@ public final class SQLiteMoodRepository: MoodRepository {
     -> [MoodEntry]
   {
     try await writer.read { db in
-      try Array(
-        Row.fetchCursor(
-          db.cachedStatement(
-            sql: """
-              SELECT \(MoodRows.columns) FROM mood_entries
-              WHERE user_id = ? AND date >= ? AND date < ?
-                AND id IN (SELECT entry_id FROM mood_entry_labels WHERE label = ?)
-              ORDER BY date, save_seq
-              """),
-          arguments: [
-            userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970, label.rawValue,
-          ]
-        ).map(MoodRows.entry))
+      try MoodRows.fetchAll(
+        db,
+        sql: """
+          SELECT \(MoodRows.columns) FROM mood_entries
+          WHERE user_id = ? AND date >= ? AND date < ?
+            AND id IN (SELECT entry_id FROM mood_entry_labels WHERE label = ?)
+          ORDER BY date, save_seq
+          """,
+        arguments: [
+          userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970, label.rawValue,
+        ])
     }
   }
 
