@@ -18,8 +18,6 @@ public actor EmbeddedBackend: BackendConnector {
   public static let fileName = "backend.sqlite"
 
   private let databasePath: String?
-  /// Made when the server starts: most script runs never sync, and each run must stay cheap.
-  private var secrets: (apiKey: String, jwtSecret: String)?
   private var server: ProgressServer?
   private var clients: [String: ProgressAPIClient] = [:]
   private let started = Locked(false)
@@ -37,7 +35,8 @@ public actor EmbeddedBackend: BackendConnector {
     let server = try await runningServer()
     let client = ProgressAPIClient(
       credentials: BackendCredentials(
-        baseURL: server.url!, apiKey: secrets!.apiKey, token: server.token(for: userID, ttl: 24 * 3_600)),
+        baseURL: server.url!, apiKey: server.configuration.apiKey,
+        token: server.token(for: userID, ttl: 24 * 3_600)),
       timeout: 30, maxConnections: OutboxProcessor.defaultConcurrency)
     clients[userID] = client
     return client
@@ -45,13 +44,13 @@ public actor EmbeddedBackend: BackendConnector {
 
   private func runningServer() async throws -> ProgressServer {
     if let server { return server }
-    let secrets = secrets ?? ("wellflow-embedded-\(UUID().uuidString)", UUID().uuidString + UUID().uuidString)
-    self.secrets = secrets
     started.withLock { $0 = true }
+    // Secrets are made only here: most script runs never sync, and each run must stay cheap.
     let server = try ProgressServer(
       configuration: ProgressServer.Configuration(
-        host: "127.0.0.1", port: 0, databasePath: databasePath, apiKey: secrets.apiKey,
-        jwtSecret: secrets.jwtSecret))
+        host: "127.0.0.1", port: 0, databasePath: databasePath,
+        apiKey: "wellflow-embedded-\(UUID().uuidString)",
+        jwtSecret: UUID().uuidString + UUID().uuidString))
     try await server.start()
     self.server = server
     return server
