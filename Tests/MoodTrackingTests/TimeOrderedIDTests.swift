@@ -35,4 +35,18 @@ struct TimeOrderedIDTests {
     #expect(id.uuidString.prefix(13) == "019CAD8F-AC7B")
     #expect(UInt64(0x019C_AD8F_AC7B) == 1_772_438_400_123)
   }
+
+  @Test func datesOutsideTheFortyEightBitRangeAreClampedNotTrappedOn() {
+    var random = Counter()
+    let cases: [(TimeInterval, String)] = [
+      (1e300, "FFFFFFFF-FFFF"), (.infinity, "FFFFFFFF-FFFF"), (1e15, "FFFFFFFF-FFFF"),
+      (-1e300, "00000000-0000"), (-.infinity, "00000000-0000"), (.nan, "00000000-0000"),
+      (-62_135_596_800, "00000000-0000"),  // 0001-01-01
+    ]
+    for (seconds, prefix) in cases {
+      let id = TimeOrderedID.make(at: Date(timeIntervalSince1970: seconds), using: &random)
+      #expect(id.uuidString.prefix(13) == prefix, "\(seconds)")
+      #expect(Array(id.uuidString)[14] == "7")
+    }
+  }
 }

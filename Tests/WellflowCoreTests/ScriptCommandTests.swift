@@ -300,7 +300,10 @@ struct ScriptCommandTests {
     let cases: [(String, String)] = [
       ("{alert: lab.confirm}", "alert is none, expected lab.confirm"),
       ("{idle: true}", "lab is presented on lab.form, expected idle"),
-      ("{flow: lab, outcome: completed}", "lab has not ended (yet), expected completed"),
+      (
+        "{flow: lab, outcome: completed}",
+        "lab is still presented on lab.form (its latest run has not ended), expected completed"
+      ),
       ("{enabled: ask}", "'ask' is disabled, expected enabled"),
       ("{disabled: note}", "'note' is enabled, expected disabled"),
       ("{value: {level: 6}}", "value of level is 5, expected 6"),

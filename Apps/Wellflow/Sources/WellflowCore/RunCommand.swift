@@ -47,6 +47,9 @@ public struct Console: Sendable {
 /// Exit 0 all passed, 1 some failed, 2 nothing ran.
 @MainActor
 public enum RunCommand {
+  /// Users a run may simulate: each gets its own app, so this bounds time and memory.
+  public static let maxUsers = 1_000_000
+
   public static func execute(_ configuration: RunConfiguration, console: Console = .standard) async -> Int32 {
     func usage(_ message: String) -> Int32 {
       console.err("error: \(message)")
@@ -86,7 +89,9 @@ public enum RunCommand {
       }
       shard = (parts[0], parts[1])
     }
-    if let users = configuration.users, users < 1 { return usage("--users takes a number ≥ 1, got \(users)") }
+    if let users = configuration.users, !(1...Self.maxUsers).contains(users) {
+      return usage("--users takes a number from 1 to \(Self.maxUsers), got \(users)")
+    }
     var backend = BackendChoice.embedded
     if let text = configuration.backendURL {
       guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),

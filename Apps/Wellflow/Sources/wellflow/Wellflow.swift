@@ -277,7 +277,7 @@ struct Token: ParsableCommand {
 
   func validate() throws {
     guard JWT.parseTTL(ttl) != nil else {
-      throw ValidationError("--ttl takes e.g. 90s, 30m, 1h or 7d, got '\(ttl)'")
+      throw ValidationError("--ttl takes e.g. 90s, 30m, 1h or 7d (at most 3660d), got '\(ttl)'")
     }
     guard !user.isEmpty else { throw ValidationError("USER must not be empty") }
   }

@@ -97,7 +97,8 @@ public enum CheckInFeature: FlowFeature {
       guard seen.insert(step.screenID).inserted else { return nil }
       let exit = AlertDeclaration(MoodCheckInCoordinator.confirmExitAlertID, buttons: ["exit", "stay"])
       return ScreenDeclaration(
-        step.screenID, elements: step.elementIDs, alerts: (step.isIntro ? [] : [exit]) + step.alerts)
+        step.screenID, elements: step.elementIDs, alerts: (step.isIntro ? [] : [exit]) + step.alerts,
+        textFields: step.textFieldIDs)
     }
   }
 }

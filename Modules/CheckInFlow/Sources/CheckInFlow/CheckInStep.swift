@@ -39,6 +39,8 @@ public protocol CheckInStep: Sendable {
   var elementIDs: [String] { get }
   /// Alerts the step raises itself (the coordinator declares its own).
   var alerts: [AlertDeclaration] { get }
+  /// The elements a person types into; reports show their values as lengths only.
+  var textFieldIDs: [String] { get }
   /// An intro (the Pet) is not counted in progress, is shown only until the person
   /// once began, and `close` on it cancels without asking.
   var isIntro: Bool { get }
@@ -51,6 +53,7 @@ public protocol CheckInStep: Sendable {
 
 extension CheckInStep {
   public var alerts: [AlertDeclaration] { [] }
+  public var textFieldIDs: [String] { [] }
   public var isIntro: Bool { false }
 }
 

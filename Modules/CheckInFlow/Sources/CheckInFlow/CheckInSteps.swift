@@ -115,6 +115,7 @@ public struct ShapingStep: CheckInStep {
   public let name = "shaping"
   public let screenID = "checkin.shaping"
   public let elementIDs = ["prompt", "response", "continue"]
+  public let textFieldIDs = ["response"]
 
   public init() {}
 

@@ -36,11 +36,14 @@ public struct ScreenDeclaration: Sendable, Equatable {
   public var id: String
   public var elements: [String]
   public var alerts: [AlertDeclaration]
+  /// The elements a person types into: reports show their values as lengths only.
+  public var textFields: [String]
 
-  public init(_ id: String, elements: [String], alerts: [AlertDeclaration] = []) {
+  public init(_ id: String, elements: [String], alerts: [AlertDeclaration] = [], textFields: [String] = []) {
     self.id = id
     self.elements = elements
     self.alerts = alerts
+    self.textFields = textFields
   }
 }
 
@@ -165,15 +168,18 @@ public struct QueryDefinition: Sendable {
   public let id: String
   public let type: QueryType
   public let summary: String
+  /// Answers with text a person typed (notes): reports show it as its length.
+  public let isFreeText: Bool
   public let resolve: @MainActor (HostEnvironment) async throws -> QueryValue
 
   public init(
-    _ id: String, type: QueryType, summary: String,
+    _ id: String, type: QueryType, summary: String, isFreeText: Bool = false,
     resolve: @escaping @MainActor (HostEnvironment) async throws -> QueryValue
   ) {
     self.id = id
     self.type = type
     self.summary = summary
+    self.isFreeText = isFreeText
     self.resolve = resolve
   }
 }

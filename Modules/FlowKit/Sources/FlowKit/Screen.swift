@@ -107,9 +107,25 @@ public enum ElementValue: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
+/// Text a person typed, as reports and logs show it (SPEC: free text is shown as its
+/// length, never as itself): `text field, 19 characters`.
+public func describeFreeText(_ text: String) -> String {
+  text.isEmpty ? "text field, empty" : "text field, \(text.count) character\(text.count == 1 ? "" : "s")"
+}
+
+extension Element {
+  /// The value as failure output and reports show it: a text field's text as its length.
+  public var shownValue: String {
+    if case .text = kind, case .text(let text) = value { return describeFreeText(text) }
+    return value.description
+  }
+}
+
 /// Integers print without a fraction, others with up to four digits.
 public func formatNumber(_ number: Double) -> String {
   if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
+  // Huge or infinite values in exponent form, not hundreds of digits.
+  if !number.isFinite || abs(number) >= 1e15 { return "\(number)" }
   var text = String(format: "%.4f", number)
   while text.hasSuffix("0") { text.removeLast() }
   return text

@@ -39,7 +39,7 @@ public final class MoodLogCoordinator: FlowCoordinator<MoodEntry> {
   private var problem: String? {
     guard let request else {
       return
-        "date must be a day written YYYY-MM-DD, e.g. \(MoodDay(clock.now, in: clock.calendar)); got '\(dateText)'"
+        "date must be a day written YYYY-MM-DD, e.g. \(MoodDay(clock.now, in: clock.calendar))"
     }
     do {
       try saveMood.validate(request)

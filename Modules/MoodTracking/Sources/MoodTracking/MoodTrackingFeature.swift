@@ -10,7 +10,7 @@ public enum MoodTrackingFeature: FlowFeature {
         screens: [
           ScreenDeclaration(
             "mood.log", elements: ["score", "notes", "date", "save"],
-            alerts: [AlertDeclaration("mood.error", buttons: ["ok"])])
+            alerts: [AlertDeclaration("mood.error", buttons: ["ok"])], textFields: ["notes", "date"])
         ],
         make: { context in
           MoodLogCoordinator(
@@ -62,7 +62,8 @@ public enum MoodTrackingFeature: FlowFeature {
       env in
       try await latest(env).map { .list($0.associations.map(\.rawValue)) } ?? .none
     },
-    QueryDefinition("mood.latest.notes", type: .text, summary: "notes of the latest entry") { env in
+    QueryDefinition("mood.latest.notes", type: .text, summary: "notes of the latest entry", isFreeText: true)
+    { env in
       try await latest(env)?.notes.map(QueryValue.text) ?? .none
     },
     QueryDefinition("mood.latest.kind", type: .text, summary: "dailyMood or momentaryEmotion") { env in

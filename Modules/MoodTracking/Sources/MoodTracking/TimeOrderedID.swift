@@ -4,13 +4,18 @@ import Foundation
 /// later sort later, so SQLite appends index entries instead of scattering them over
 /// the whole B-tree, and a table of years of moods stays cheap to insert into.
 public enum TimeOrderedID {
+  static let maxMilliseconds = Double((1 << 48) - 1)
+
   public static func make(at date: Date) -> UUID {
     var generator = SystemRandomNumberGenerator()
     return make(at: date, using: &generator)
   }
 
   public static func make<Random: RandomNumberGenerator>(at date: Date, using random: inout Random) -> UUID {
-    let milliseconds = UInt64(max(0, (date.timeIntervalSince1970 * 1_000).rounded(.down)))
+    // 48 bits of milliseconds reach the year 10889; dates outside 1970…then (or NaN) are
+    // clamped rather than trapped on: ids stay unique through their random bits.
+    let raw = (date.timeIntervalSince1970 * 1_000).rounded(.down)
+    let milliseconds = raw > 0 ? UInt64(min(raw, Self.maxMilliseconds)) : 0
     let high = random.next() as UInt64
     let low = random.next() as UInt64
     var bytes = [UInt8](repeating: 0, count: 16)

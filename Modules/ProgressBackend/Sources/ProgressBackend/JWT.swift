@@ -71,14 +71,24 @@ public enum JWT {
   }
 
   /// Reads a duration such as `90s`, `30m`, `1h`, `7d`.
+  /// The longest lifetime a token may have: ten years.
+  public static let maxTTL: TimeInterval = 10 * 366 * 86_400
+
+  /// `90s`, `30m`, `1h`, `7d`: digits (and a fraction) with a unit, more than zero and at
+  /// most `maxTTL`; nil for anything else (signs, exponents, `inf`, `nan`).
   public static func parseTTL(_ text: String) -> TimeInterval? {
-    guard let unit = text.last, let value = Double(text.dropLast()), value > 0 else { return nil }
+    let number = text.dropLast()
+    guard let unit = text.last, !number.isEmpty, number.count <= 20,
+      number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value > 0
+    else { return nil }
+    let seconds: TimeInterval
     switch unit {
-    case "s": return value
-    case "m": return value * 60
-    case "h": return value * 3_600
-    case "d": return value * 86_400
+    case "s": seconds = value
+    case "m": seconds = value * 60
+    case "h": seconds = value * 3_600
+    case "d": seconds = value * 86_400
     default: return nil
     }
+    return seconds <= maxTTL ? seconds : nil
   }
 }

@@ -63,14 +63,8 @@ private struct ExperimentFileLoader {
   }
 
   mutating func load() -> ExperimentFile? {
-    guard let data = FileManager.default.contents(atPath: path),
-      let text = String(data: data, encoding: .utf8)
-    else {
-      report(SourcePosition(file: path, line: 1, column: 1), "cannot read experiment file '\(path)'")
-      return nil
-    }
-    var reader = YAMLReader(file: path, variables: [:])
-    let root = reader.read(text)
+    var reader = YAMLReader(file: path)
+    let root = reader.readFile(what: "experiment file")
     problems += reader.problems
     guard let root else { return nil }
     guard let entries = root.entries else {
@@ -82,7 +76,7 @@ private struct ExperimentFileLoader {
     for entry in entries where !ExperimentFile.topLevelKeys.contains(entry.key) {
       report(
         entry.keyPosition,
-        "unknown key '\(entry.key)' in experiment file"
+        "unknown key '\(clipped(entry.key))' in experiment file"
           + suggestion(entry.key, among: ExperimentFile.topLevelKeys)
           + " (keys: \(ExperimentFile.topLevelKeys.joined(separator: ", ")))")
     }
@@ -110,13 +104,13 @@ private struct ExperimentFileLoader {
     var declared: [DeclaredVariant] = []
     for (flowID, flowPosition, variantsNode) in flows {
       guard let flow = registry.flow(flowID) else {
-        report(flowPosition, "variants: unknown flow '\(flowID)'\(flowList(flowID))")
+        report(flowPosition, "variants: unknown flow '\(clipped(flowID))'\(flowList(flowID))")
         continue
       }
       guard let stepVariants = flow.stepVariants else {
         report(
           flowPosition,
-          "variants: flow '\(flowID)' cannot make variants from steps (it registers no step list)")
+          "variants: flow '\(clipped(flowID))' cannot make variants from steps (it registers no step list)")
         continue
       }
       guard let variants = variantsNode.entries else {
@@ -140,7 +134,7 @@ private struct ExperimentFileLoader {
     if flow.variants.contains(name) {
       report(
         namePosition,
-        "flow '\(flow.id)' already has a variant '\(name)' (variants: \(flow.variants.joined(separator: ", ")))"
+        "flow '\(clipped(flow.id))' already has a variant '\(clipped(name))' (variants: \(flow.variants.joined(separator: ", ")))"
       )
       return nil
     }
@@ -149,7 +143,8 @@ private struct ExperimentFileLoader {
       return nil
     }
     for field in fields where field.key != "steps" {
-      report(field.keyPosition, "unknown key '\(field.key)' in variant \(name) (a variant takes steps)")
+      report(
+        field.keyPosition, "unknown key '\(clipped(field.key))' in variant \(name) (a variant takes steps)")
     }
     guard let stepsNode = fields.first(where: { $0.key == "steps" })?.value else {
       report(
@@ -169,13 +164,14 @@ private struct ExperimentFileLoader {
       if let step = item.string {
         if !stepVariants.steps.contains(step) {
           problem =
-            "unknown step '\(step)' of \(flow.id)\(suggestion(step, among: stepVariants.steps)) (steps: \(order))"
+            "unknown step '\(clipped(step))' of \(flow.id)\(suggestion(step, among: stepVariants.steps)) (steps: \(order))"
         } else if steps.contains(step) {
-          problem = "step '\(step)' is listed twice"
+          problem = "step '\(clipped(step))' is listed twice"
         } else if let last = steps.last,
           stepVariants.steps.firstIndex(of: step)! < stepVariants.steps.firstIndex(of: last)!
         {
-          problem = "step '\(step)' comes after '\(last)' in \(flow.id) (its order: \(order))"
+          problem =
+            "step '\(clipped(step))' comes after '\(clipped(last))' in \(flow.id) (its order: \(order))"
         } else {
           steps.append(step)
         }
@@ -210,7 +206,7 @@ private struct ExperimentFileLoader {
       let (experiment, keyNode) = experiment(item)
       if let keyNode, let key = keyNode.string {
         if let line = firstLine[key] {
-          report(keyNode.position, "key: duplicate experiment key '\(key)' (first on line \(line))")
+          report(keyNode.position, "key: duplicate experiment key '\(clipped(key))' (first on line \(line))")
           continue
         }
         firstLine[key] = keyNode.position.line
@@ -229,7 +225,7 @@ private struct ExperimentFileLoader {
     for entry in entries where !ExperimentFile.experimentKeys.contains(entry.key) {
       report(
         entry.keyPosition,
-        "unknown key '\(entry.key)' in experiment"
+        "unknown key '\(clipped(entry.key))' in experiment"
           + suggestion(entry.key, among: ExperimentFile.experimentKeys)
           + " (keys: \(ExperimentFile.experimentKeys.joined(separator: ", ")))")
     }
@@ -268,14 +264,16 @@ private struct ExperimentFileLoader {
     var flow: FlowDefinition?
     if let flowID, let flowNode {
       flow = registry.flow(flowID)
-      if flow == nil { report(flowNode.position, "flow: unknown flow '\(flowID)'\(flowList(flowID))") }
+      if flow == nil {
+        report(flowNode.position, "flow: unknown flow '\(clipped(flowID))'\(flowList(flowID))")
+      }
     }
     if let flow {
       for item in variationNodes {
         guard let name = item.string, !flow.variants.contains(name) else { continue }
         report(
           item.position,
-          "variations: '\(name)' is not a variant of flow '\(flow.id)'"
+          "variations: '\(clipped(name))' is not a variant of flow '\(clipped(flow.id))'"
             + suggestion(name, among: flow.variants)
             + " (variants: \(flow.variants.joined(separator: ", ")))")
       }

@@ -46,7 +46,7 @@ public enum PlayCommand {
     }
     console.out("playing \(presented.flow) (variant \(presented.variant)); type `help` for the commands")
     report(host.takeProblems(), console)
-    if let screen = host.screen { console.out(ScriptRunner.describe(screen)) }
+    if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
 
     while true {
       prompt?("> ")
@@ -63,7 +63,7 @@ public enum PlayCommand {
       case .success(.help):
         console.out(PlayInput.commands)
       case .success(.screen):
-        if let screen = host.screen { console.out(ScriptRunner.describe(screen)) }
+        if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
       case .success(.quit):
         console.out("left \(presented.flow) on \(host.screenID ?? "no screen")")
         return 0
@@ -80,7 +80,7 @@ public enum PlayCommand {
           console.out(ending(of: presented.flow, host: host))
           return 0
         }
-        if let screen = host.screen { console.out(ScriptRunner.describe(screen)) }
+        if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
       }
     }
   }

@@ -107,6 +107,12 @@ public enum Matcher: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// The expectation with expected text given as its length, for values a person types.
+  var freeText: String {
+    if case .text(let text) = self { return describeFreeText(text) }
+    return description
+  }
+
   public func matches(_ value: QueryValue) -> Bool {
     switch (self, value) {
     case (.none, .none): true

@@ -10,6 +10,9 @@ public struct ScriptVocabulary: Sendable {
   var alerts: Set<String>
   var alertButtons: Set<String>
   var queries: [String: QueryType]
+  /// Elements and queries whose values are text a person typed: summaries show lengths.
+  var textFields: Set<String>
+  var freeTextQueries: Set<String>
   var experiments: Set<String>?
   /// Variation names by experiment key, when an experiment file gave them.
   var experimentVariations: [String: [String]] = [:]
@@ -29,6 +32,8 @@ public struct ScriptVocabulary: Sendable {
     alerts = Set(declared.flatMap { $0.alerts.map(\.id) })
     alertButtons = Set(declared.flatMap { $0.alerts.flatMap(\.buttons) })
     queries = Dictionary(uniqueKeysWithValues: registry.queries.map { ($0.id, $0.type) })
+    textFields = Set(declared.flatMap(\.textFields))
+    freeTextQueries = Set(registry.queries.filter(\.isFreeText).map(\.id))
     self.experiments = experiments
   }
 }
@@ -39,6 +44,21 @@ public struct ScriptLoader {
   public let vocabulary: ScriptVocabulary
   private var problems: [ScriptProblem] = []
   private var runStack: [String] = []
+  /// Each file's tree, read once per load (a sub-script run from many steps is parsed once).
+  private var parsedFiles: [String: YNode?] = [:]
+  /// Steps read so far, sub-scripts counted at every `run`: bounds the time and memory a
+  /// load may take.
+  private var stepCount = 0
+
+  /// Sub-scripts running sub-scripts, deeper than any real suite needs.
+  static let maxRunDepth = 32
+  /// Steps a script and its sub-scripts may hold, each `run` counting its file again.
+  static let maxSteps = 100_000
+  /// Steps a run may take, repeats multiplied out: a bound that a mistyped `times` hits
+  /// at load time rather than hours into the run.
+  static let maxExecutedSteps = 10_000_000
+  /// The most a `repeat` may say.
+  static let maxRepeat = 100_000
 
   static let topLevelKeys = ["name", "tags", "user", "start", "timezone", "experiments", "env", "steps"]
   static let subScriptKeys = ["name", "tags", "env", "steps"]
@@ -70,35 +90,18 @@ public struct ScriptLoader {
     problems.append(ScriptProblem(position, message))
   }
 
-  private mutating func readFile(_ path: String, variables: [String: String], at position: SourcePosition?)
-    -> YNode?
-  {
-    guard let data = FileManager.default.contents(atPath: path),
-      let text = String(data: data, encoding: .utf8)
-    else {
-      report(position ?? SourcePosition(file: path, line: 1, column: 1), "cannot read script file '\(path)'")
-      return nil
-    }
-    // Variables are substituted in the second pass, once the file's own `env` is known.
-    var reader = YAMLReader(file: path, variables: variables)
-    let root = reader.read(text)
+  /// The file's tree before substitution, read once however often it is run.
+  private mutating func parsed(_ path: String, at position: SourcePosition?) -> YNode? {
+    if let cached = parsedFiles[path] { return cached }
+    var reader = YAMLReader(file: path)
+    let root = reader.readFile(what: "script file", namedAt: position)
     problems += reader.problems
+    parsedFiles[path] = .some(root)
     return root
   }
 
   /// The file's own `env:` (defaults), read without substitution.
-  private mutating func ownEnvironment(of path: String, at position: SourcePosition?) -> [String: String]? {
-    guard let data = FileManager.default.contents(atPath: path),
-      let text = String(data: data, encoding: .utf8)
-    else {
-      report(position ?? SourcePosition(file: path, line: 1, column: 1), "cannot read script file '\(path)'")
-      return nil
-    }
-    var reader = YAMLReader(file: path, variables: [:])
-    guard let root = reader.read(text) else {
-      problems += reader.problems
-      return nil
-    }
+  private mutating func ownEnvironment(of root: YNode) -> [String: String] {
     guard let envNode = root.entries?.first(where: { $0.key == "env" })?.value else { return [:] }
     var env: [String: String] = [:]
     guard let entries = envNode.entries else {
@@ -115,11 +118,19 @@ public struct ScriptLoader {
     return env
   }
 
+  private mutating func substituted(_ root: YNode, _ variables: [String: String]) -> YNode {
+    var found: [ScriptProblem] = []
+    let result = root.substituted(variables, problems: &found)
+    problems += found
+    return result
+  }
+
   mutating func loadTopLevel(path: String, overrides: [String: String]) -> Script? {
-    guard let env = ownEnvironment(of: path, at: nil) else { return nil }
+    guard let raw = parsed(path, at: nil) else { return nil }
+    let env = ownEnvironment(of: raw)
     guard problems.isEmpty else { return nil }
     let variables = env.merging(overrides) { $1 }
-    guard let root = readFile(path, variables: variables, at: nil) else { return nil }
+    let root = substituted(raw, variables)
     guard let entries = root.entries else {
       report(root.position, "a script is a mapping with name and steps, got \(root.typeName)")
       return nil
@@ -143,7 +154,7 @@ public struct ScriptLoader {
       if let timeZone = TimeZone(identifier: id) {
         script.timeZone = timeZone
       } else {
-        report(zone.position, "unknown time zone '\(id)' (use an IANA name such as Europe/Berlin)")
+        report(zone.position, "unknown time zone '\(clipped(id))' (use an IANA name such as Europe/Berlin)")
       }
     }
     if let experiments = entries.first(where: { $0.key == "experiments" })?.value {
@@ -170,18 +181,20 @@ public struct ScriptLoader {
         if !known.contains(entry.key) {
           report(
             entry.keyPosition,
-            "unknown experiment '\(entry.key)' (experiments: \(known.sorted().joined(separator: ", ")))")
+            "unknown experiment '\(clipped(entry.key))' (experiments: \(known.sorted().joined(separator: ", ")))"
+          )
         } else if let variations = vocabulary.experimentVariations[entry.key], !variations.contains(variation)
         {
           report(
             entry.value.position,
-            "experiment '\(entry.key)' has no variation '\(variation)'\(suggestion(variation, among: variations))"
+            "experiment '\(clipped(entry.key))' has no variation '\(clipped(variation))'\(suggestion(variation, among: variations))"
               + " (variations: \(variations.joined(separator: ", ")))")
         }
       } else {
         report(
           entry.keyPosition,
-          "experiment '\(entry.key)' is forced, but no experiment file was given (--experiments FILE)")
+          "experiment '\(clipped(entry.key))' is forced, but no experiment file was given (--experiments FILE)"
+        )
       }
       forced[entry.key] = variation
     }
@@ -204,7 +217,42 @@ public struct ScriptLoader {
       report(node.position, "steps must be a list, got \(node.typeName)")
       return []
     }
-    return items.compactMap { step($0, directory: directory, variables: variables) }
+    var steps: [Step] = []
+    for item in items {
+      stepCount += 1
+      guard stepCount <= Self.maxSteps else {
+        if stepCount == Self.maxSteps + 1 {
+          report(
+            item.position,
+            "the script and its sub-scripts hold more than \(Self.maxSteps) steps (each `run` counts its file again)"
+          )
+        }
+        break
+      }
+      if let step = step(item, directory: directory, variables: variables) { steps.append(step) }
+    }
+    return steps
+  }
+
+  /// Steps a list takes when run, repeats multiplied out and the longer branch of each
+  /// `if`; saturates at `Int.max`.
+  static func executedCount(_ steps: [Step]) -> Int {
+    var total = 0
+    for step in steps {
+      var count = 1
+      switch step.kind {
+      case .run(_, let body): count = 1 &+ executedCount(body)
+      case .repeat(let times, let body):
+        let product = executedCount(body).multipliedReportingOverflow(by: times)
+        count = product.overflow ? .max : 1 &+ product.partialValue
+      case .if(_, let thenSteps, let elseSteps):
+        count = 1 &+ max(executedCount(thenSteps), executedCount(elseSteps))
+      default: break
+      }
+      let sum = total.addingReportingOverflow(count)
+      total = sum.overflow || count < 0 ? .max : sum.partialValue
+    }
+    return total
   }
 
   private mutating func step(_ node: YNode, directory: String, variables: [String: String]) -> Step? {
@@ -233,7 +281,8 @@ public struct ScriptLoader {
           } else {
             report(
               entry.keyPosition,
-              "a step has one command; '\(entry.key)' follows '\(found!.key)' (start a new `- ` item)")
+              "a step has one command; '\(clipped(entry.key))' follows '\(clipped(found!.key))' (start a new `- ` item)"
+            )
           }
         }
       }
@@ -246,7 +295,7 @@ public struct ScriptLoader {
       argument = found.value.value.isNull ? nil : found.value
       commandPosition = found.keyPosition
       if command != "if" {
-        for entry in extra { report(entry.keyPosition, "'\(entry.key)' belongs to an `if` step") }
+        for entry in extra { report(entry.keyPosition, "'\(clipped(entry.key))' belongs to an `if` step") }
       }
     default:
       report(node.position, "a step is a command name or a mapping, got \(node.described)")
@@ -254,13 +303,16 @@ public struct ScriptLoader {
     }
 
     guard Self.commands.contains(command) else {
-      report(commandPosition, "unknown command '\(command)'\(suggestion(command, among: Self.commands))")
+      report(
+        commandPosition, "unknown command '\(clipped(command))'\(suggestion(command, among: Self.commands))")
       return nil
     }
     if Self.argumentless.contains(command) {
-      if let argument { report(argument.position, "'\(command)' takes no value, got \(argument.quoted)") }
+      if let argument {
+        report(argument.position, "'\(clipped(command))' takes no value, got \(argument.quoted)")
+      }
     } else if argument == nil, !Self.optionalArgument.contains(command) {
-      report(commandPosition, "'\(command)' needs a value")
+      report(commandPosition, "'\(clipped(command))' needs a value")
       return nil
     }
     let position = node.position
@@ -305,7 +357,7 @@ public struct ScriptLoader {
       return make(.action(action), action.description)
     case "expect":
       let conditions = conditions(argument!)
-      return make(.expect(conditions), "expect \(argument!.summaryText)")
+      return make(.expect(conditions), "expect \(conditionSummary(argument!))")
     case "advance":
       guard let advance = clockAdvance(argument!) else { return nil }
       return make(.advance(advance), "advance \(argument!.text)")
@@ -319,10 +371,14 @@ public struct ScriptLoader {
       checkKeys(entries, allowed: ["times", "steps"], what: "repeat")
       var times = 0
       if let timesNode = entries.first(where: { $0.key == "times" })?.value {
-        if case .number(let number) = timesNode.value, number >= 0, number.rounded() == number {
-          times = Int(number)
+        if case .number(let number) = timesNode.value, let count = Int(exactly: number),
+          (0...Self.maxRepeat).contains(count)
+        {
+          times = count
         } else {
-          report(timesNode.position, "times must be a whole number ≥ 0, got \(timesNode.quoted)")
+          report(
+            timesNode.position,
+            "times must be a whole number from 0 to \(Self.maxRepeat), got \(timesNode.quoted)")
         }
       } else {
         report(argument!.position, "repeat needs `times`")
@@ -331,9 +387,16 @@ public struct ScriptLoader {
         report(argument!.position, "repeat needs `steps`")
         return nil
       }
-      return make(
-        .repeat(times: times, steps: stepList(body, directory: directory, variables: variables)),
-        "repeat \(times) times")
+      let bodySteps = stepList(body, directory: directory, variables: variables)
+      let executed = Self.executedCount(bodySteps).multipliedReportingOverflow(by: times)
+      if executed.overflow || executed.partialValue > Self.maxExecutedSteps {
+        report(
+          argument!.position,
+          "this repeat would take more than \(Self.maxExecutedSteps) steps (\(times) times a body of \(Self.executedCount(bodySteps)))"
+        )
+        return nil
+      }
+      return make(.repeat(times: times, steps: bodySteps), "repeat \(times) times")
     case "if":
       let conditions = conditions(argument!)
       guard let thenNode = extra.first(where: { $0.key == "then" })?.value else {
@@ -345,7 +408,7 @@ public struct ScriptLoader {
         extra.first(where: { $0.key == "else" }).map {
           stepList($0.value, directory: directory, variables: variables)
         } ?? []
-      return make(.if(conditions, then: thenSteps, else: elseSteps), "if \(argument!.summaryText)")
+      return make(.if(conditions, then: thenSteps, else: elseSteps), "if \(conditionSummary(argument!))")
     default:
       return nil
     }
@@ -386,18 +449,25 @@ public struct ScriptLoader {
     if runStack.contains(key) {
       report(
         node.position,
-        "'\(file)' runs itself (\((runStack + [key]).map { ($0 as NSString).lastPathComponent }.joined(separator: " → ")))"
+        "'\(clipped(file))' runs itself (\((runStack + [key]).map { ($0 as NSString).lastPathComponent }.joined(separator: " → ")))"
       )
       return nil
     }
     guard FileManager.default.fileExists(atPath: normalized) else {
-      report(node.position, "no script file '\(file)' (looked for \(normalized))")
+      report(node.position, "no script file '\(clipped(file))' (looked for \(normalized))")
       return nil
     }
-    guard let ownEnv = ownEnvironment(of: normalized, at: node.position) else { return nil }
+    guard runStack.count < Self.maxRunDepth else {
+      report(
+        node.position,
+        "sub-scripts nest deeper than \(Self.maxRunDepth) levels (\(runStack.first.map { ($0 as NSString).lastPathComponent } ?? "") → … → \((file as NSString).lastPathComponent))"
+      )
+      return nil
+    }
+    guard let raw = parsed(normalized, at: node.position) else { return nil }
     // Own env gives defaults; the caller's variables and then the run step's env override them.
-    let subVariables = ownEnv.merging(variables) { $1 }.merging(runEnv) { $1 }
-    guard let root = readFile(normalized, variables: subVariables, at: node.position) else { return nil }
+    let subVariables = ownEnvironment(of: raw).merging(variables) { $1 }.merging(runEnv) { $1 }
+    let root = substituted(raw, subVariables)
     guard let entries = root.entries else {
       report(root.position, "a sub-script is a mapping with steps, got \(root.typeName)")
       return nil
@@ -438,7 +508,7 @@ public struct ScriptLoader {
         } else {
           report(
             triggerNode.position,
-            "unknown trigger '\(trigger)' (triggers: \(triggers.joined(separator: ", ")))")
+            "unknown trigger '\(clipped(trigger))' (triggers: \(triggers.joined(separator: ", ")))")
         }
       }
     } else {
@@ -448,13 +518,15 @@ public struct ScriptLoader {
     guard let variants = vocabulary.flows[request.flow] else {
       report(
         node.position,
-        "unknown flow '\(request.flow)'\(suggestion(request.flow, among: Array(vocabulary.flows.keys)))")
+        "unknown flow '\(clipped(request.flow))'\(suggestion(request.flow, among: Array(vocabulary.flows.keys)))"
+      )
       return nil
     }
     if let variant = request.variant, !variants.contains(variant) {
       report(
         node.position,
-        "flow '\(request.flow)' has no variant '\(variant)' (variants: \(variants.joined(separator: ", ")))")
+        "flow '\(clipped(request.flow))' has no variant '\(clipped(variant))' (variants: \(variants.joined(separator: ", ")))"
+      )
     }
     return request
   }
@@ -524,7 +596,9 @@ public struct ScriptLoader {
       case "screen":
         guard let id = string(value, "screen") else { continue }
         if !vocabulary.screens.contains(id) {
-          report(value.position, "unknown screen '\(id)'\(suggestion(id, among: Array(vocabulary.screens)))")
+          report(
+            value.position,
+            "unknown screen '\(clipped(id))'\(suggestion(id, among: Array(vocabulary.screens)))")
         }
         conditions.append(.screen(id))
       case "alert":
@@ -532,7 +606,9 @@ public struct ScriptLoader {
           conditions.append(.alert(nil))
         } else if let id = string(value, "alert") {
           if !vocabulary.alerts.contains(id) {
-            report(value.position, "unknown alert '\(id)'\(suggestion(id, among: Array(vocabulary.alerts)))")
+            report(
+              value.position,
+              "unknown alert '\(clipped(id))'\(suggestion(id, among: Array(vocabulary.alerts)))")
           }
           conditions.append(.alert(id))
         }
@@ -541,13 +617,15 @@ public struct ScriptLoader {
       case "flow":
         guard let id = string(value, "flow") else { continue }
         if vocabulary.flows[id] == nil {
-          report(value.position, "unknown flow '\(id)'\(suggestion(id, among: Array(vocabulary.flows.keys)))")
+          report(
+            value.position,
+            "unknown flow '\(clipped(id))'\(suggestion(id, among: Array(vocabulary.flows.keys)))")
         }
         if entries.contains(where: { $0.key == "outcome" }) == false { conditions.append(.topFlow(id)) }
       case "outcome":
         guard let text = string(value, "outcome") else { continue }
         guard let outcome = FlowEnding.Outcome(rawValue: text) else {
-          report(value.position, "outcome is completed or cancelled, got '\(text)'")
+          report(value.position, "outcome is completed or cancelled, got '\(clipped(text))'")
           continue
         }
         guard let flowID = flow?.value.string else {
@@ -585,7 +663,8 @@ public struct ScriptLoader {
           guard let type = vocabulary.queries[pair.key] else {
             report(
               pair.keyPosition,
-              "unknown query '\(pair.key)'\(suggestion(pair.key, among: Array(vocabulary.queries.keys)))")
+              "unknown query '\(clipped(pair.key))'\(suggestion(pair.key, among: Array(vocabulary.queries.keys)))"
+            )
             continue
           }
           if let matcher = matcher(pair.value, type: type, what: pair.key) {
@@ -600,6 +679,30 @@ public struct ScriptLoader {
   }
 
   /// An expected value, checked against the query's type where it is known.
+  /// `{value: {notes: text field, 5 characters}}`: conditions as transcripts show them,
+  /// with the text a person types given as its length.
+  private func conditionSummary(_ node: YNode) -> String {
+    guard let entries = node.entries else { return node.summaryText }
+    func redacted(_ pairs: YNode, keeping secret: Set<String>) -> String {
+      guard let entries = pairs.entries else { return pairs.summaryText }
+      return "{"
+        + entries.map { entry in
+          let value =
+            secret.contains(entry.key) && entry.value.scalarText != nil
+            ? describeFreeText(entry.value.text) : entry.value.summaryText
+          return "\(entry.key): \(value)"
+        }.joined(separator: ", ") + "}"
+    }
+    return "{"
+      + entries.map { entry in
+        switch entry.key {
+        case "value": "value: \(redacted(entry.value, keeping: vocabulary.textFields))"
+        case "data": "data: \(redacted(entry.value, keeping: vocabulary.freeTextQueries))"
+        default: "\(entry.key): \(entry.value.summaryText)"
+        }
+      }.joined(separator: ", ") + "}"
+  }
+
   private mutating func matcher(_ node: YNode, type: QueryType?, what: String) -> Matcher? {
     func wrongType(_ expected: String) -> Matcher? {
       report(node.position, "\(what) is \(expected), got \(node.described)")
@@ -645,43 +748,81 @@ public struct ScriptLoader {
     }
   }
 
+  /// The longest single `advance`: a hundred years in any unit.
+  static let maxAdvanceSeconds = 100 * 366 * 86_400.0
+
   private mutating func clockAdvance(_ node: YNode) -> ClockAdvance? {
     let text = node.text
-    guard let unit = text.last, let amount = Double(text.dropLast()), amount >= 0, "smhd".contains(unit)
+    // Digits, an optional fraction, one unit: no signs, exponents, `inf` or `nan`.
+    let number = text.dropLast()
+    let isDecimal =
+      !number.isEmpty && number.first != "." && number.last != "."
+      && number.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+      && number.filter { $0 == "." }.count <= 1
+    guard let unit = text.last, "smhd".contains(unit), isDecimal, number.count <= 20,
+      let amount = Double(number)
     else {
       report(
         node.position, "advance takes an amount and a unit (s, m, h, d), e.g. 1d or 90m; got \(node.quoted)")
       return nil
     }
-    switch unit {
-    case "d":
-      guard amount.rounded() == amount else {
+    let scale: Double = ["s": 1, "m": 60, "h": 3600, "d": 86_400][unit]!
+    guard amount * scale <= Self.maxAdvanceSeconds else {
+      report(
+        node.position,
+        "advance moves the clock at most 100 years at a time (36600d), got \(node.quoted)")
+      return nil
+    }
+    if unit == "d" {
+      guard let days = Int(exactly: amount) else {
         report(node.position, "days advance in whole calendar days, got \(node.quoted)")
         return nil
       }
-      return .days(Int(amount))
-    case "h": return .seconds(amount * 3600)
-    case "m": return .seconds(amount * 60)
-    default: return .seconds(amount)
+      return .days(days)
     }
+    return .seconds(amount * scale)
   }
+
+  /// The years a script's clock may start in: after the Unix epoch (entry ids hold
+  /// milliseconds since it) and within four-digit years.
+  static let startYears = 1970...9999
 
   private mutating func localDateTime(_ node: YNode) -> DateComponents? {
     guard let text = string(node, "start") else { return nil }
-    let parts = text.split(separator: "T")
-    let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
-    let time = parts.count == 2 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
-    guard parts.count == 2, date.count == 3, (2...3).contains(time.count),
-      (1...12).contains(date[1]), (1...31).contains(date[2]), (0...23).contains(time[0]),
-      (0...59).contains(time[1]),
-      (0...59).contains(time.count == 3 ? time[2] : 0)
-    else {
-      report(node.position, "start is a local date-time YYYY-MM-DDTHH:MM[:SS] without a zone, got '\(text)'")
+    func fail(_ why: String) -> DateComponents? {
+      report(
+        node.position,
+        "start is a local date-time YYYY-MM-DDTHH:MM[:SS] without a zone, got \(node.quoted)\(why)")
       return nil
     }
-    return DateComponents(
-      year: date[0], month: date[1], day: date[2], hour: time[0], minute: time[1],
-      second: time.count == 3 ? time[2] : 0)
+    // Read as text, exactly: 4-2-2 digits, `T`, 2:2[:2] digits.
+    let characters = Array(text.utf8)
+    let shape = characters.count == 16 ? "dddd-dd-ddTdd:dd" : "dddd-dd-ddTdd:dd:dd"
+    guard characters.count == shape.utf8.count,
+      zip(characters, shape.utf8).allSatisfy({ c, s in s == UInt8(ascii: "d") ? (48...57).contains(c) : c == s
+      })
+    else { return fail("") }
+    func field(_ offset: Int, _ length: Int) -> Int {
+      characters[offset..<offset + length].reduce(0) { $0 * 10 + Int($1 - 48) }
+    }
+    let (year, month, day) = (field(0, 4), field(5, 2), field(8, 2))
+    let (hour, minute) = (field(11, 2), field(14, 2))
+    let second = characters.count == 19 ? field(17, 2) : 0
+    guard Self.startYears.contains(year) else {
+      return fail(" (years \(Self.startYears.lowerBound)…\(Self.startYears.upperBound))")
+    }
+    guard (1...12).contains(month) else { return fail(" (no month \(month))") }
+    let gregorian = ManualClock.gregorian(in: TimeZone(identifier: "UTC")!)
+    let daysInMonth =
+      gregorian.range(
+        of: .day, in: .month, for: gregorian.date(from: DateComponents(year: year, month: month))!)?
+      .count ?? 31
+    guard (1...daysInMonth).contains(day) else {
+      return fail(
+        " (\(String(year).leftPadded(to: 4))-\(String(month).leftPadded(to: 2)) has \(daysInMonth) days)")
+    }
+    guard hour <= 23, minute <= 59, second <= 59 else { return fail(" (no such time of day)") }
+    return DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
   }
 
   private mutating func checkElement(_ id: String, at position: SourcePosition, allowAlertButtons: Bool) {
@@ -689,7 +830,9 @@ public struct ScriptLoader {
       return
     }
     let known = Array(vocabulary.elements) + (allowAlertButtons ? Array(vocabulary.alertButtons) : [])
-    report(position, "unknown element '\(id)': no registered screen has it\(suggestion(id, among: known))")
+    report(
+      position, "unknown element '\(clipped(id))': no registered screen has it\(suggestion(id, among: known))"
+    )
   }
 
   private mutating func checkKeys(
@@ -697,7 +840,8 @@ public struct ScriptLoader {
   ) {
     for entry in entries where !allowed.contains(entry.key) {
       report(
-        entry.keyPosition, "unknown key '\(entry.key)' in \(what)\(suggestion(entry.key, among: allowed))")
+        entry.keyPosition,
+        "unknown key '\(clipped(entry.key))' in \(what)\(suggestion(entry.key, among: allowed))")
     }
   }
 
@@ -758,7 +902,7 @@ extension YNode {
     switch value {
     case .null: "null"
     case .bool, .number: text
-    case .string: text.isEmpty ? "\"\"" : text
+    case .string: text.isEmpty ? "\"\"" : clipped(text)
     case .list(let items): "[" + items.map(\.summaryText).joined(separator: ", ") + "]"
     case .map(let entries):
       "{" + entries.map { "\($0.key): \($0.value.summaryText)" }.joined(separator: ", ") + "}"
@@ -768,9 +912,14 @@ extension YNode {
 
 /// " (did you mean 'continue'?)" when a known name is one or two edits away.
 func suggestion(_ name: String, among candidates: [String]) -> String {
-  let scored = candidates.map { ($0, editDistance(name, $0)) }.filter { $0.1 <= max(2, name.count / 4) }
+  // Ids are short; a long name is no typo of one, and comparing it would cost its length
+  // times every candidate's.
+  guard name.count <= 64 else { return "" }
+  let limit = max(2, name.count / 4)
+  let scored = candidates.filter { abs($0.count - name.count) <= limit }.map { ($0, editDistance(name, $0)) }
+    .filter { $0.1 <= limit }
   guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) else { return "" }
-  return " (did you mean '\(best.0)'?)"
+  return " (did you mean '\(clipped(best.0))'?)"
 }
 
 func editDistance(_ a: String, _ b: String) -> Int {

@@ -133,6 +133,9 @@ public final class ScriptRunner {
 
   private var host: FlowHost? { session.host }
 
+  /// Where a script's clock stops: dates past four-digit years are refused, not computed.
+  static let endOfTime = Date(timeIntervalSince1970: 253_402_300_800)  // 10000-01-01T00:00Z
+
   private func execute(_ list: [Step], depth: Int) async throws(StepFailure) {
     for step in list {
       do {
@@ -187,10 +190,16 @@ public final class ScriptRunner {
         if let mismatch = await check(condition) { throw fail("expect failed: \(mismatch)") }
       }
     case .advance(let advance):
-      switch advance {
-      case .seconds(let seconds): session.clock.advance(by: seconds)
-      case .days(let days): session.clock.advance(days: days)
+      let now = session.clock.now
+      let next =
+        switch advance {
+        case .seconds(let seconds): now.addingTimeInterval(seconds)
+        case .days(let days): session.clock.calendar.date(byAdding: .day, value: days, to: now)
+        }
+      guard let next, next < Self.endOfTime else {
+        throw fail("advance failed: the clock would pass the end of year 9999")
       }
+      session.clock.set(next)
     case .network(let state):
       session.connectivity.set(online: state == .online)
     case .sync:
@@ -269,6 +278,11 @@ public final class ScriptRunner {
       let actual = host?.top?.flow
       return actual == expected ? nil : "the top flow is \(actual ?? "none"), expected \(expected)"
     case .outcome(let flow, let expected):
+      // The latest run is the one still on screen, if any: an older ending must not pass.
+      if host?.stack.contains(where: { $0.flow == flow }) == true {
+        return
+          "\(flow) is still presented on \(shown) (its latest run has not ended), expected \(expected.rawValue)"
+      }
       guard let ending = host?.latestEndings[flow] else {
         return "\(flow) has not ended (yet), expected \(expected.rawValue)"
       }
@@ -282,7 +296,9 @@ public final class ScriptRunner {
         "'\(id)' is \(element.isEnabled ? "enabled" : "disabled"), expected \(wantEnabled ? "enabled" : "disabled")"
     case .value(let id, let matcher):
       guard let element = screen?.element(id) else { return "\(shown) has no element '\(id)'" }
-      return matcher.matches(element.value) ? nil : "value of \(id) is \(element.value), expected \(matcher)"
+      guard !matcher.matches(element.value) else { return nil }
+      let expected = if case .text = element.kind { matcher.freeText } else { matcher.description }
+      return "value of \(id) is \(element.shownValue), expected \(expected)"
     case .text(let text):
       guard let screen else { return "'\(text)' is not on the screen: no flow is presented" }
       return screen.visibleText.contains { $0.contains(text) }
@@ -291,7 +307,12 @@ public final class ScriptRunner {
       guard let host = try? session.open() else { return "the app could not start to answer \(query)" }
       do {
         let value = try await host.query(query)
-        return matcher.matches(value) ? nil : "\(query) is \(value), expected \(matcher)"
+        guard !matcher.matches(value) else { return nil }
+        if registry.query(query)?.isFreeText == true {
+          let actual = if case .text(let text) = value { describeFreeText(text) } else { value.description }
+          return "\(query) is \(actual), expected \(matcher.freeText)"
+        }
+        return "\(query) is \(value), expected \(matcher)"
       } catch {
         return "\(error)"
       }
@@ -318,7 +339,9 @@ public final class ScriptRunner {
   }
 
   /// A screen in a few lines: what a person would see and what a script can address.
-  public static func describe(_ screen: Screen) -> String {
+  /// Typed text is shown as its length unless `showingTypedText` (the player, where the
+  /// person sees what they type).
+  public static func describe(_ screen: Screen, showingTypedText: Bool = false) -> String {
     var lines = [
       "current screen: \(screen.id) \"\(screen.title)\"" + (screen.progress.map { " (step \($0))" } ?? "")
     ]
@@ -329,7 +352,7 @@ public final class ScriptRunner {
       case .button: break
       case .choice(let options, _):
         line += " = \(element.value) (options: \(options.map(\.id).joined(separator: ", ")))"
-      default: line += " = \(element.value)"
+      default: line += " = \(showingTypedText ? element.value.description : element.shownValue)"
       }
       if !element.isEnabled { line += " (disabled)" }
       lines.append(line)

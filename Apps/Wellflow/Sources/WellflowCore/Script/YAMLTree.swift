@@ -1,5 +1,5 @@
+import CYaml
 import Foundation
-import Yams
 
 /// A place in a script file, as people and editors read it: `file:line:column`.
 public struct SourcePosition: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
@@ -21,9 +21,14 @@ public struct ScriptProblem: Error, Sendable, Hashable, CustomStringConvertible 
   public var position: SourcePosition
   public var message: String
 
+  /// A message is one line: control characters in it (from a quoted value) are escaped.
   public init(_ position: SourcePosition, _ message: String) {
     self.position = position
-    self.message = message
+    self.message =
+      message.unicodeScalars.contains {
+        $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}"
+      }
+      ? clipped(message, limit: .max) : message
   }
 
   public var description: String { "\(position): \(message)" }
@@ -31,6 +36,8 @@ public struct ScriptProblem: Error, Sendable, Hashable, CustomStringConvertible 
 
 /// A YAML value with its position, after `${VAR}` substitution and type resolution.
 struct YNode: Sendable {
+  typealias Entry = (key: String, keyPosition: SourcePosition, value: YNode)
+
   indirect enum Value: Sendable {
     case null
     case bool(Bool)
@@ -45,6 +52,8 @@ struct YNode: Sendable {
   /// The scalar's text as written (after substitution), for messages and for option
   /// ids, which compare as text.
   var text: String
+  /// A plain (unquoted) scalar, whose type is read from its text.
+  var isPlain = false
 
   var typeName: String {
     switch value {
@@ -61,7 +70,7 @@ struct YNode: Sendable {
   var quoted: String {
     switch value {
     case .list, .map: typeName
-    default: "'\(text)'"
+    default: "'\(clipped(text))'"
     }
   }
 
@@ -69,7 +78,7 @@ struct YNode: Sendable {
   var described: String {
     switch value {
     case .null, .list, .map: typeName
-    default: "\(typeName) '\(text)'"
+    default: "\(typeName) '\(clipped(text))'"
     }
   }
 
@@ -97,78 +106,210 @@ struct YNode: Sendable {
   }
 }
 
-/// Reads YAML text into `YNode`s, replacing `${NAME}` in scalars before their type is
-/// read, so an unquoted `${SCORE}` can stand for a number.
+/// Reads YAML text into `YNode`s through libyaml's event parser, never expanding
+/// anything: anchors and aliases, duplicate keys, control characters, nesting past
+/// `maxDepth` and files past `maxBytes` are refused at their own line and column, in
+/// time and memory linear in the file's size. Plain scalars keep their text so `${NAME}`
+/// can be replaced before their type is read (`substituted(_:)`).
 struct YAMLReader {
-  let file: String
-  let variables: [String: String]
-  var problems: [ScriptProblem] = []
+  /// Deeper than any script needs, shallow enough that no reader recursion can overflow.
+  static let maxDepth = 64
+  static let maxBytes = 4 << 20
+  /// A file with more problems than this stops being read.
+  static let maxProblems = 50
 
-  init(file: String, variables: [String: String]) {
+  let file: String
+  private(set) var problems: [ScriptProblem] = []
+
+  init(file: String) {
     self.file = file
-    self.variables = variables
   }
 
-  mutating func read(_ text: String) -> YNode? {
+  /// Reads the file at `file`; `position` is where a caller named it (for "cannot read").
+  mutating func readFile(what: String, namedAt position: SourcePosition? = nil) -> YNode? {
+    let at = position ?? SourcePosition(file: file, line: 1, column: 1)
+    let attributes = try? FileManager.default.attributesOfItem(atPath: file)
+    if let size = attributes?[.size] as? Int, size > Self.maxBytes {
+      report(at, "\(what) '\(file)' is \(size) bytes; the limit is \(Self.maxBytes) bytes")
+      return nil
+    }
+    guard let data = FileManager.default.contents(atPath: file) else {
+      report(at, "cannot read \(what) '\(file)'")
+      return nil
+    }
+    guard data.count <= Self.maxBytes else {
+      report(at, "\(what) '\(file)' is \(data.count) bytes; the limit is \(Self.maxBytes) bytes")
+      return nil
+    }
+    return read(data)
+  }
+
+  mutating func read(_ text: String) -> YNode? { read(Data(text.utf8)) }
+
+  mutating func read(_ data: Data) -> YNode? {
+    checkCharacters(data)
+    guard problems.isEmpty else { return nil }
+    return data.withUnsafeBytes { bytes in
+      document(EventReader(bytes.bindMemory(to: UInt8.self)))
+    }
+  }
+
+  private mutating func report(_ position: SourcePosition, _ message: String) {
+    if problems.count < Self.maxProblems {
+      problems.append(ScriptProblem(position, message))
+    } else if problems.count == Self.maxProblems {
+      problems.append(ScriptProblem(position, "more problems from here on are not listed; fix these first"))
+    }
+  }
+
+  private func position(line: Int, column: Int) -> SourcePosition {
+    SourcePosition(file: file, line: line, column: column)
+  }
+
+  /// Invalid UTF-8, control characters and the line breaks editors do not show as
+  /// breaks (U+0085, U+2028, U+2029, which YAML readers count as new lines and so
+  /// would shift every later line number).
+  private mutating func checkCharacters(_ data: Data) {
+    var line = 1
+    var column = 1
+    var iterator = data.makeIterator()
+    var decoder = UTF8()
+    var previousWasCR = false
+    var isFirst = true
+    loop: while true {
+      switch decoder.decode(&iterator) {
+      case .emptyInput: break loop
+      case .error:
+        report(position(line: line, column: column), "the file is not valid UTF-8 here")
+        return
+      case .scalarValue(let scalar):
+        defer { isFirst = false }
+        switch scalar.value {
+        case 0x0A:
+          if !previousWasCR {
+            line += 1
+            column = 1
+          }
+          previousWasCR = false
+          continue loop
+        case 0x0D:
+          line += 1
+          column = 1
+          previousWasCR = true
+          continue loop
+        case 0x09, 0x20..<0x7F, 0xA0..<0x2028, 0x202A..<0xFEFF, 0xFF00...0x10FFFF:
+          break
+        case 0xFEFF where isFirst:
+          break
+        default:
+          let name =
+            switch scalar.value {
+            case 0x2028: "line separator U+2028"
+            case 0x2029: "paragraph separator U+2029"
+            case 0xFEFF: "byte order mark U+FEFF"
+            default: "control character \(Self.codePoint(scalar))"
+            }
+          report(
+            position(line: line, column: column),
+            "\(name) is not allowed in the file (write it as \\u\(String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)) inside double quotes)"
+          )
+        }
+        previousWasCR = false
+        column += 1
+      }
+    }
+  }
+
+  static func codePoint(_ scalar: Unicode.Scalar) -> String {
+    "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+  }
+
+  private mutating func document(_ events: EventReader) -> YNode? {
     do {
-      guard let node = try Yams.compose(yaml: text) else {
-        problems.append(ScriptProblem(SourcePosition(file: file, line: 1, column: 1), "the file is empty"))
+      var event = try events.next()
+      if event.kind == .streamStart { event = try events.next() }
+      guard event.kind == .documentStart else {
+        report(position(line: 1, column: 1), "the file is empty")
         return nil
       }
-      return convert(node)
-    } catch let error as YamlError {
-      problems.append(Self.problem(for: error, file: file))
-      return nil
-    } catch {
-      problems.append(
-        ScriptProblem(SourcePosition(file: file, line: 1, column: 1), "cannot read YAML: \(error)"))
-      return nil
-    }
-  }
-
-  static func problem(for error: YamlError, file: String) -> ScriptProblem {
-    switch error {
-    case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-      .composer(let context, let problem, let mark, _):
-      let detail = context.map { "\($0.text) \(problem)" } ?? problem
-      return ScriptProblem(
-        SourcePosition(file: file, line: mark.line, column: mark.column), "invalid YAML: \(detail)")
-    default:
-      return ScriptProblem(SourcePosition(file: file, line: 1, column: 1), "invalid YAML: \(error)")
-    }
-  }
-
-  private func position(_ mark: Mark?) -> SourcePosition {
-    SourcePosition(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
-  }
-
-  private mutating func convert(_ node: Node) -> YNode {
-    let position = position(node.mark)
-    switch node {
-    case .scalar(let scalar):
-      let text = substitute(scalar.string, at: position)
-      let value: YNode.Value = scalar.style == .plain ? Self.resolvePlain(text) : .string(text)
-      return YNode(value: value, position: position, text: text)
-    case .sequence(let sequence):
-      return YNode(value: .list(sequence.map { convert($0) }), position: position, text: "")
-    case .mapping(let mapping):
-      var entries: [(key: String, keyPosition: SourcePosition, value: YNode)] = []
-      for (key, value) in mapping {
-        let keyNode = convert(key)
-        if entries.contains(where: { $0.key == keyNode.text }) {
-          problems.append(ScriptProblem(keyNode.position, "duplicate key '\(keyNode.text)'"))
-        }
-        entries.append((keyNode.text, keyNode.position, convert(value)))
+      var anchors = 0
+      guard let root = try node(events, try events.next(), depth: 0, anchors: &anchors) else { return nil }
+      _ = try events.next()  // document end
+      let after = try events.next()
+      if after.kind == .documentStart {
+        report(
+          position(line: after.line, column: after.column),
+          "a second YAML document starts here; a file holds one document")
       }
-      return YNode(value: .map(entries), position: position, text: "")
+      return root
+    } catch {
+      report(position(line: error.position.line, column: error.position.column), error.message)
+      return nil
+    }
+  }
+
+  private mutating func node(_ events: EventReader, _ event: Event, depth: Int, anchors: inout Int)
+    throws(ScriptProblem) -> YNode?
+  {
+    let position = position(line: event.line, column: event.column)
+    if let anchor = event.anchor {
+      report(
+        position,
+        "YAML anchors (&\(clipped(anchor))) are not allowed: write the value out where it is used")
+    }
+    switch event.kind {
     case .alias:
-      problems.append(ScriptProblem(position, "YAML aliases are not supported in scripts"))
-      return YNode(value: .null, position: position, text: "")
+      report(
+        position,
+        "YAML aliases (*\(clipped(event.value))) are not allowed: write the value out here")
+      return YNode(value: .null, position: position, text: "", isPlain: false)
+    case .scalar:
+      let value: YNode.Value = event.isPlain ? Self.resolvePlain(event.value) : .string(event.value)
+      return YNode(value: value, position: position, text: event.value, isPlain: event.isPlain)
+    case .sequenceStart, .mappingStart:
+      guard depth < Self.maxDepth else {
+        report(position, "the file nests deeper than \(Self.maxDepth) levels")
+        return nil
+      }
+      if event.kind == .sequenceStart {
+        var items: [YNode] = []
+        while true {
+          let next = try events.next()
+          if next.kind == .sequenceEnd { break }
+          guard let item = try node(events, next, depth: depth + 1, anchors: &anchors) else { return nil }
+          items.append(item)
+        }
+        return YNode(value: .list(items), position: position, text: "", isPlain: false)
+      }
+      var entries: [YNode.Entry] = []
+      var firstLine: [String: Int] = [:]
+      while true {
+        let next = try events.next()
+        if next.kind == .mappingEnd { break }
+        guard let key = try node(events, next, depth: depth + 1, anchors: &anchors),
+          let value = try node(events, try events.next(), depth: depth + 1, anchors: &anchors)
+        else { return nil }
+        switch key.value {
+        case .list, .map:
+          report(key.position, "a key must be a single value, got \(key.typeName)")
+          continue
+        default: break
+        }
+        if let line = firstLine[key.text] {
+          report(key.position, "duplicate key '\(clipped(key.text))' (first on line \(line))")
+        } else {
+          firstLine[key.text] = key.position.line
+        }
+        entries.append((key.text, key.position, value))
+      }
+      return YNode(value: .map(entries), position: position, text: "", isPlain: false)
+    default:
+      throw ScriptProblem(position, "invalid YAML: unexpected \(event.kind)")
     }
   }
 
   /// YAML 1.2 core schema for plain scalars; everything else is text (so `2026-03-02T08:00`
-  /// and `yes` stay text).
+  /// and `yes` stay text). Numbers are finite; `.inf` and `.nan` stay text.
   static func resolvePlain(_ text: String) -> YNode.Value {
     switch text {
     case "", "~", "null", "Null", "NULL": return .null
@@ -176,19 +317,52 @@ struct YAMLReader {
     case "false", "False", "FALSE": return .bool(false)
     default: break
     }
-    let isNumeric = text.first.map { $0.isNumber || $0 == "-" || $0 == "+" || $0 == "." } ?? false
-    if isNumeric, let number = Double(text), number.isFinite { return .number(number) }
+    let isNumeric =
+      text.first.map { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "+" || $0 == ".") } ?? false
+    if isNumeric, text.utf8.count <= 64,
+      text.allSatisfy({ $0.isASCII && !$0.isLetter || $0 == "e" || $0 == "E" }),
+      let number = Double(text), number.isFinite
+    {
+      return .number(number)
+    }
     return .string(text)
   }
+}
 
-  private mutating func substitute(_ text: String, at position: SourcePosition) -> String {
-    guard text.contains("${") else { return text }
+extension YNode {
+  /// The node with `${NAME}` replaced in every scalar, plain scalars typed again after
+  /// the replacement (so an unquoted `${SCORE}` can stand for a number).
+  func substituted(_ variables: [String: String], problems: inout [ScriptProblem]) -> YNode {
+    switch value {
+    case .list(let items):
+      var copy = self
+      copy.value = .list(items.map { $0.substituted(variables, problems: &problems) })
+      return copy
+    case .map(let entries):
+      var copy = self
+      copy.value = .map(
+        entries.map { ($0.key, $0.keyPosition, $0.value.substituted(variables, problems: &problems)) })
+      return copy
+    default:
+      guard text.contains("${") else { return self }
+      let replaced = Self.substitute(text, variables, at: position, problems: &problems)
+      var copy = self
+      copy.text = replaced
+      copy.value = isPlain ? YAMLReader.resolvePlain(replaced) : .string(replaced)
+      return copy
+    }
+  }
+
+  private static func substitute(
+    _ text: String, _ variables: [String: String], at position: SourcePosition,
+    problems: inout [ScriptProblem]
+  ) -> String {
     var result = ""
     var rest = Substring(text)
     while let start = rest.range(of: "${") {
       result += rest[..<start.lowerBound]
       guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
-        problems.append(ScriptProblem(position, "unterminated variable in '\(text)'"))
+        problems.append(ScriptProblem(position, "unterminated variable in '\(clipped(text))'"))
         return text
       }
       let name = String(rest[start.upperBound..<end])
@@ -197,10 +371,161 @@ struct YAMLReader {
       } else {
         let known = variables.keys.sorted()
         let hint = known.isEmpty ? "no variables are defined" : "defined: \(known.joined(separator: ", "))"
-        problems.append(ScriptProblem(position, "undefined variable ${\(name)} (\(hint))"))
+        problems.append(ScriptProblem(position, "undefined variable ${\(clipped(name))} (\(hint))"))
       }
       rest = rest[rest.index(after: end)...]
     }
     return result + rest
+  }
+}
+
+/// One libyaml event, copied out of the C struct.
+private struct Event {
+  enum Kind: CustomStringConvertible {
+    case streamStart, streamEnd, documentStart, documentEnd, alias, scalar
+    case sequenceStart, sequenceEnd, mappingStart, mappingEnd, none
+
+    var description: String {
+      switch self {
+      case .streamStart: "start of stream"
+      case .streamEnd: "end of file"
+      case .documentStart: "document start"
+      case .documentEnd: "document end"
+      case .alias: "alias"
+      case .scalar: "value"
+      case .sequenceStart: "list"
+      case .sequenceEnd: "end of list"
+      case .mappingStart: "mapping"
+      case .mappingEnd: "end of mapping"
+      case .none: "nothing"
+      }
+    }
+  }
+
+  var kind: Kind
+  /// 1-based, as editors count.
+  var line: Int
+  var column: Int
+  var anchor: String?
+  var value = ""
+  var isPlain = false
+}
+
+/// libyaml's event parser over a byte buffer that outlives it.
+private final class EventReader {
+  /// On the heap, where libyaml's state stays put.
+  private let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+  private let bytes: UnsafeBufferPointer<UInt8>
+
+  init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    self.bytes = bytes
+    parser.initialize(to: yaml_parser_t())
+    yaml_parser_initialize(parser)
+    yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+    yaml_parser_set_input_string(parser, bytes.baseAddress, bytes.count)
+  }
+
+  deinit {
+    yaml_parser_delete(parser)
+    parser.deallocate()
+  }
+
+  func next() throws(ScriptProblem) -> Event {
+    var event = yaml_event_t()
+    guard yaml_parser_parse(parser, &event) == 1 else { throw problem() }
+    defer { yaml_event_delete(&event) }
+    var result = Event(
+      kind: .none, line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
+    switch event.type {
+    case YAML_STREAM_START_EVENT: result.kind = .streamStart
+    case YAML_STREAM_END_EVENT: result.kind = .streamEnd
+    case YAML_DOCUMENT_START_EVENT: result.kind = .documentStart
+    case YAML_DOCUMENT_END_EVENT: result.kind = .documentEnd
+    case YAML_ALIAS_EVENT:
+      result.kind = .alias
+      result.value = Self.string(event.data.alias.anchor) ?? ""
+    case YAML_SCALAR_EVENT:
+      result.kind = .scalar
+      result.anchor = Self.string(event.data.scalar.anchor)
+      result.value = String(
+        decoding: UnsafeBufferPointer(start: event.data.scalar.value, count: event.data.scalar.length),
+        as: UTF8.self)
+      result.isPlain = event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+    case YAML_SEQUENCE_START_EVENT:
+      result.kind = .sequenceStart
+      result.anchor = Self.string(event.data.sequence_start.anchor)
+    case YAML_SEQUENCE_END_EVENT: result.kind = .sequenceEnd
+    case YAML_MAPPING_START_EVENT:
+      result.kind = .mappingStart
+      result.anchor = Self.string(event.data.mapping_start.anchor)
+    case YAML_MAPPING_END_EVENT: result.kind = .mappingEnd
+    default: result.kind = .none
+    }
+    return result
+  }
+
+  private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+    pointer.map { String(cString: $0) }
+  }
+
+  private func problem() -> ScriptProblem {
+    let state = parser.pointee
+    let what = state.problem.map { String(cString: $0) } ?? "cannot read the file"
+    if what.hasPrefix("Maximum nesting level") {
+      return ScriptProblem(
+        SourcePosition(
+          file: "", line: Int(state.problem_mark.line) + 1, column: Int(state.problem_mark.column) + 1),
+        "the file nests too deeply")
+    }
+    let context = state.context.map { String(cString: $0) + " " } ?? ""
+    var mark = state.problem_mark
+    if state.error == YAML_READER_ERROR {
+      // Reader errors carry a byte offset only.
+      mark = Self.mark(atByte: min(state.problem_offset, bytes.count), in: bytes)
+    }
+    return ScriptProblem(
+      SourcePosition(file: "", line: Int(mark.line) + 1, column: Int(mark.column) + 1),
+      "invalid YAML: \(context)\(what)")
+  }
+
+  private static func mark(atByte offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> yaml_mark_t {
+    var mark = yaml_mark_t()
+    for byte in bytes[..<offset] {
+      if byte == 0x0A {
+        mark.line += 1
+        mark.column = 0
+      } else if byte & 0xC0 != 0x80 {
+        mark.column += 1
+      }
+    }
+    mark.index = offset
+    return mark
+  }
+}
+
+/// A value as an error message quotes it: control characters escaped, long text cut.
+func clipped(_ text: String, limit: Int = 80) -> String {
+  var result = ""
+  var count = 0
+  for scalar in text.unicodeScalars {
+    if count == limit {
+      return result + "… (\(text.count) characters)"
+    }
+    count += 1
+    switch scalar.value {
+    case 0x0A: result += "\\n"
+    case 0x0D: result += "\\r"
+    case 0x09: result += "\\t"
+    case 0x00..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0xFEFF:
+      result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+    default: result.unicodeScalars.append(scalar)
+    }
+  }
+  return result
+}
+
+extension String {
+  func leftPadded(to width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
   }
 }
