@@ -88,7 +88,7 @@ struct CheckInHostTests {
     try await finishQuick(host, with: "journal")
     #expect(host.latestEndings["checkin"]?.outcome == .completed)
     #expect(host.top?.flow == "journal")
-    #expect(host.top?.trigger == .launch, "the journal keeps the check-in's trigger")
+    #expect(host.top?.trigger == .manual, "the person chose the journal")
     try await send(host, .close)
     #expect(host.isIdle, "after the journal the rules find today's mood and present nothing")
   }

@@ -115,7 +115,7 @@ public enum RunCommand {
     }
     guard !files.isEmpty else {
       return usage(
-        "no scripts found in \(configuration.paths.joined(separator: ", ")) (a folder runs the *.yaml directly in it)"
+        "no scripts found in \(configuration.paths.joined(separator: ", ")) (a folder runs the *.yaml and *.yml directly in it)"
       )
     }
 
@@ -194,7 +194,8 @@ public enum RunCommand {
     var description: String
   }
 
-  /// Files as given; a folder gives the `*.yaml` directly in it, in name order.
+  /// Files as given; a folder gives the `*.yaml` and `*.yml` directly in it (not hidden
+  /// ones), in name order.
   static func scriptFiles(_ paths: [String]) throws -> [String] {
     var files: [String] = []
     for path in paths {
@@ -204,7 +205,7 @@ public enum RunCommand {
       }
       if isDirectory.boolValue {
         let names = try FileManager.default.contentsOfDirectory(atPath: path)
-          .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+          .filter { !$0.hasPrefix(".") && ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) }.sorted()
         files += names.map { (path as NSString).appendingPathComponent($0) }
       } else {
         files.append(path)

@@ -178,7 +178,8 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
         entryID: entry.id, score: entry.score, valence: entry.valence, emotion: draft.emotion,
         labels: entry.labels, prompt: draft.prompt, response: entry.notes, associations: entry.associations,
         evaluation: draft.evaluation, kind: entry.kind, trigger: trigger, variant: variant, date: entry.date,
-        nextFlow: journal ? FlowRequest(flow: Self.journalFlowID, trigger: trigger) : nil))
+        // The person chose to write: the journal is theirs (`manual`), whatever started the check-in.
+        nextFlow: journal ? FlowRequest(flow: Self.journalFlowID, trigger: .manual) : nil))
   }
 
   private var alert: Alert? {
