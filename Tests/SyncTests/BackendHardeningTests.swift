@@ -340,6 +340,33 @@ import Testing
     #expect(try await backend.client("alice").listProgress(ListQuery()).total == 100)
   }
 
+  // MARK: tokens
+
+  @Test func aTokenSeenBeforeStillExpiresAndAForgedOneIsRefusedEveryTime() async throws {
+    let clock = TestNow(Date(timeIntervalSince1970: 1_772_438_400))
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(apiKey: apiKey, jwtSecret: jwtSecret, now: { clock.now }))
+    let backend = TestBackend(server: server, url: try await server.start())
+    defer { Task { await backend.stop() } }
+    let token = server.token(for: "alice", ttl: 60)
+    for _ in 0..<3 {
+      #expect(
+        try await backend.raw("GET", "/api/v1/progress", headers: backend.headers(token: token)).status == 200
+      )
+    }
+    clock.now += 60
+    let (status, json) = try await backend.raw(
+      "GET", "/api/v1/progress", headers: backend.headers(token: token))
+    #expect(status == 401 && json.errorCode == "token_expired")
+    let forged = JWT.sign(subject: "alice", secret: "guess", issuedAt: clock.now, expiresAt: clock.now + 60)
+    for _ in 0..<3 {
+      let (status, json) = try await backend.raw(
+        "GET", "/api/v1/progress", headers: backend.headers(token: forged))
+      #expect(status == 401 && json.errorCode == "invalid_token")
+    }
+    #expect(try await backend.raw("GET", "/api/v1/progress", headers: backend.headers()).status == 200)
+  }
+
   // MARK: connections
 
   @Test func aConnectionThatSendsNoCompleteRequestIsClosed() async throws {
@@ -407,6 +434,19 @@ private func mood(_ quantity: Int, loggedAt: String = "2026-03-02", notes: Strin
   var body: [String: Any] = ["type": "mood_score", "quantity": quantity, "logged_at": loggedAt]
   if let notes { body["notes"] = notes }
   return body
+}
+
+/// A clock a test moves.
+private final class TestNow: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Date
+
+  init(_ value: Date) { self.value = value }
+
+  var now: Date {
+    get { lock.withLock { value } }
+    set { lock.withLock { value = newValue } }
+  }
 }
 
 /// One result of a batch.

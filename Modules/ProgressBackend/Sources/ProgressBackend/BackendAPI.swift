@@ -12,6 +12,7 @@ struct BackendAPI: Sendable {
   let jwtSecret: String
   let catalog: JournalCatalog
   let now: @Sendable () -> Date
+  let tokens = TokenCache()
 
   static let maxNotesLength = 500
   /// The one progress type: a mood score, a whole number in `scores`.
@@ -123,7 +124,7 @@ struct BackendAPI: Sendable {
         status: 401, code: "missing_token", message: "send a bearer token in Authorization: Bearer <token>")
     }
     do {
-      return try JWT.verify(String(authorization.dropFirst(7)), secret: jwtSecret, now: now())
+      return try tokens.subject(of: String(authorization.dropFirst(7)), secret: jwtSecret, now: now())
     } catch {
       throw Refusal(
         status: 401, code: error == .expired ? "token_expired" : "invalid_token", message: error.description)
