@@ -119,7 +119,8 @@ import Testing
       }
     }
     // The client carries the server's message.
-    await #expect(throws: ProgressAPIError.badRequest("quantity must be 0 or more, got -2")) {
+    await #expect(throws: ProgressAPIError.badRequest("quantity must be a whole number from 1 to 10, got -2"))
+    {
       try await backend.client("alice").createProgress(body: progressBody(quantity: -2), idempotencyKey: nil)
     }
   }
@@ -129,10 +130,10 @@ import Testing
     defer { Task { await backend.stop() } }
     let client = backend.client("alice")
     let created = try await client.createProgress(
-      body: progressBody(quantity: 0, loggedAt: "2026-03-02T23:30:00+01:00", notes: "ok"), idempotencyKey: nil
+      body: progressBody(quantity: 1, loggedAt: "2026-03-02T23:30:00+01:00", notes: "ok"), idempotencyKey: nil
     )
     #expect(created.date == "2026-03-02")
-    #expect(created.quantity == 0)
+    #expect(created.quantity == 1)
     #expect(created.notes == "ok")
     let exactly500 = String(repeating: "n", count: 500)
     _ = try await client.createProgress(

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import Journal
@@ -11,8 +12,12 @@ struct BackendAPI: Sendable {
   let jwtSecret: String
   let catalog: JournalCatalog
   let now: @Sendable () -> Date
+  let tokens = TokenCache()
 
   static let maxNotesLength = 500
+  /// The one progress type: a mood score, a whole number in `scores`.
+  static let moodScore = "mood_score"
+  static let scores = 1...10
   static let maxLimit = 100
   static let defaultLimit = 50
 
@@ -62,20 +67,46 @@ struct BackendAPI: Sendable {
     }
     let userID = try authenticate(request)
     let key = request.headers["idempotency-key"].flatMap { $0.isEmpty ? nil : $0 }
-    switch (parts[2], parts.count == 4 ? parts[3] : nil, request.method) {
-    case ("progress", nil, "POST"): return try await createProgress(request, userID: userID, key: key)
+    let id = parts.count == 4 ? (parts[3].removingPercentEncoding ?? parts[3]) : nil
+    switch (parts[2], id, request.method) {
+    case ("progress", "batch", "POST"): return try await batch(request, userID: userID)
+    case ("progress", "batch", _):
+      throw Refusal(
+        status: 405, code: "method_not_allowed",
+        message: "\(request.method) is not allowed on \(request.path)")
+    case ("progress", nil, "POST"):
+      return try await perform(
+        write(method: "POST", path: Self.progressPath(nil), body: request.body, key: key) {
+          .createProgress(try progressInput($0))
+        }, userID: userID)
     case ("progress", nil, "GET"): return try await listProgress(request, userID: userID)
     case ("progress", let id?, "GET"): return try await progress(id: id, userID: userID)
     case ("progress", let id?, "PUT"):
-      return try await updateProgress(id: id, request, userID: userID, key: key)
-    case ("progress", let id?, "DELETE"): return try await deleteProgress(id: id, userID: userID, key: key)
-    case ("journal", nil, "POST"): return try await createJournal(request, userID: userID, key: key)
+      return try await perform(
+        write(method: "PUT", path: Self.progressPath(id), body: request.body, key: key) {
+          .updateProgress(id: id, try progressInput($0))
+        }, userID: userID)
+    case ("progress", let id?, "DELETE"):
+      return try await perform(
+        write(method: "DELETE", path: Self.progressPath(id), body: nil, key: key) { _ in
+          .deleteProgress(id: id)
+        },
+        userID: userID)
+    case ("journal", nil, "POST"):
+      return try await perform(
+        write(method: "POST", path: "/api/v1/journal", body: request.body, key: key) {
+          .createJournal(try journalInput($0))
+        }, userID: userID)
     case ("journal", nil, "GET"): return try await listJournal(request, userID: userID)
     default:
       throw Refusal(
         status: 405, code: "method_not_allowed",
         message: "\(request.method) is not allowed on \(request.path)")
     }
+  }
+
+  static func progressPath(_ id: String?) -> String {
+    id.map { "/api/v1/progress/\($0)" } ?? "/api/v1/progress"
   }
 
   /// The user the bearer token names, after the API key and token check out.
@@ -93,7 +124,7 @@ struct BackendAPI: Sendable {
         status: 401, code: "missing_token", message: "send a bearer token in Authorization: Bearer <token>")
     }
     do {
-      return try JWT.verify(String(authorization.dropFirst(7)), secret: jwtSecret, now: now())
+      return try tokens.subject(of: String(authorization.dropFirst(7)), secret: jwtSecret, now: now())
     } catch {
       throw Refusal(
         status: 401, code: error == .expired ? "token_expired" : "invalid_token", message: error.description)
@@ -107,34 +138,250 @@ struct BackendAPI: Sendable {
     return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
   }
 
+  // MARK: writes
+
+  /// A write as one request or one batch item: the idempotency key, what a reused key
+  /// is compared against, and what to do.
+  struct Write: Sendable {
+    enum Action: Sendable {
+      case createProgress(ProgressInput)
+      case updateProgress(id: String, ProgressInput)
+      case deleteProgress(id: String)
+      case createJournal(JournalInput)
+    }
+
+    var key: String?
+    /// SHA-256 of the method, the path and the body as JSON values (key order and
+    /// spacing do not count), so a batch item and a single call can be the same request.
+    var fingerprint: Data
+    /// What to do, or why the request is refused. A refusal is answered only after the
+    /// key is looked up: a reused key with another body is a 422, not a 400.
+    var action: Result<Action, Refusal>
+  }
+
+  /// A single call's write; `body` nil for a method without one (`DELETE`).
+  private func write(
+    method: String, path: String, body: Data?, key: String?,
+    _ action: ([String: JSONValue]) throws -> Write.Action
+  ) -> Write {
+    let parsed = body.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+    var canonical: [UInt8] = []
+    if let parsed {
+      canonical.append(1)
+      parsed.canonical(into: &canonical)
+    } else if let body {
+      canonical.append(2)
+      canonical.append(contentsOf: body)
+    }
+    return Write(
+      key: key, fingerprint: Self.fingerprint(method: method, path: path, body: canonical),
+      action: Self.refusing {
+        guard body != nil else { return try action([:]) }
+        guard case .object(let object) = parsed else {
+          throw Refusal.invalid("the body must be a JSON object")
+        }
+        return try action(object)
+      })
+  }
+
+  static func fingerprint(method: String, path: String, body: [UInt8]) -> Data {
+    var hash = SHA256()
+    hash.update(data: Array(method.utf8) + [0] + Array(path.utf8) + [0])
+    hash.update(data: body)
+    return Data(hash.finalize())
+  }
+
+  private static func refusing(_ body: () throws -> Write.Action) -> Result<Write.Action, Refusal> {
+    do {
+      return .success(try body())
+    } catch let refusal as Refusal {
+      return .failure(refusal)
+    } catch {
+      return .failure(Refusal(status: 500, code: "internal", message: "the server failed: \(error)"))
+    }
+  }
+
+  /// One write in its own transaction.
+  private func perform(_ write: Write, userID: String) async throws -> BackendResponse {
+    try await store.write { db in try Self.perform(write, userID: userID, in: db) }
+  }
+
+  /// Inside a write transaction: the answer to `write`. A key the user sent before gets
+  /// the first answer again, and nothing is written, when the request is the same
+  /// (method, path, body); another request under that key is refused with 422. Otherwise
+  /// the write runs, and a success is kept under its key. Refusals are not kept, so a
+  /// request that failed may be sent again with its key.
+  static func perform(_ write: Write, userID: String, in db: Database) throws -> BackendResponse {
+    if let key = write.key, let first = try BackendStore.answer(userID: userID, key: key, in: db) {
+      // Keys kept before fingerprints were (nil) replay as they always did.
+      if let fingerprint = first.fingerprint, fingerprint != write.fingerprint {
+        return Refusal(
+          status: 422, code: "idempotency_key_reused",
+          message:
+            "the Idempotency-Key \"\(key.prefix(100))\" was used for another request (method, path or body); "
+            + "send a new key for a new request"
+        ).response
+      }
+      return first.response
+    }
+    let action: Write.Action
+    switch write.action {
+    case .success(let value): action = value
+    case .failure(let refusal): return refusal.response
+    }
+    let response = try apply(action, userID: userID, in: db)
+    if let key = write.key, (200..<300).contains(response.status) {
+      try BackendStore.keep(response, fingerprint: write.fingerprint, userID: userID, key: key, in: db)
+    }
+    return response
+  }
+
+  private static func apply(_ action: Write.Action, userID: String, in db: Database) throws -> BackendResponse
+  {
+    switch action {
+    case .createProgress(let input):
+      // A client's entry is one row: a create sent again (a newer revision) updates it.
+      if let entryID = input.entryID,
+        let id = try String.fetchOne(
+          db, sql: "SELECT id FROM progress WHERE user_id = ? AND entry_id = ?", arguments: [userID, entryID])
+      {
+        try update(id: id, input, in: db)
+        return BackendResponse(status: 200, body: try progressJSON(id: id, userID: userID, in: db))
+      }
+      let id = UUID().uuidString.lowercased()
+      try db.execute(
+        sql: """
+          INSERT INTO progress (id, user_id, type, quantity, logged_at, date, notes, entry_id)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          id, userID, input.type, input.quantity, input.loggedAt, input.date, input.notes, input.entryID,
+        ])
+      return BackendResponse(status: 201, body: try progressJSON(id: id, userID: userID, in: db))
+    case .updateProgress(let id, let input):
+      guard try owns(id: id, userID: userID, table: "progress", in: db) else { return notFound(id).response }
+      try update(id: id, input, in: db)
+      return BackendResponse(status: 200, body: try progressJSON(id: id, userID: userID, in: db))
+    case .deleteProgress(let id):
+      guard try owns(id: id, userID: userID, table: "progress", in: db) else { return notFound(id).response }
+      try db.execute(sql: "DELETE FROM progress WHERE id = ?", arguments: [id])
+      return BackendResponse(status: 204, body: Data())
+    case .createJournal(let input):
+      let id = UUID().uuidString.lowercased()
+      try db.execute(
+        sql: """
+          INSERT INTO journal (id, user_id, created_at, date, curriculum_id, secondary_curriculum_id,
+            strategy_id, initiated_by)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          id, userID, input.createdAt, input.date, input.curriculumID, input.secondaryCurriculumID,
+          input.strategyID, input.initiatedBy,
+        ])
+      let row = try Row.fetchOne(db, sql: "\(journalSelect) WHERE id = ?", arguments: [id])!
+      return BackendResponse(status: 201, body: json(["data": journalObject(row)]))
+    }
+  }
+
+  // MARK: batch
+
+  static let maxBatchItems = 100
+
+  /// `POST /api/v1/progress/batch`: up to 100 progress writes in one transaction, each
+  /// answered as its single call would be (a batch item and a single call with the same
+  /// key are the same request). A malformed batch is refused whole with 400.
+  private func batch(_ request: Request, userID: String) async throws -> BackendResponse {
+    let writes = try batchWrites(request.body)
+    let answers = try await store.write { db in
+      try writes.map { try Self.perform($0, userID: userID, in: db) }
+    }
+    let results = answers.map { answer -> [String: Any] in
+      // The body is `{"data": …}` or `{"error": …}` (none for 204): the item's result beside its status.
+      var result = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
+      result["status"] = answer.status
+      return result
+    }
+    return BackendResponse(status: 200, body: Self.json(["data": ["results": results]]))
+  }
+
+  private func batchWrites(_ body: Data) throws -> [Write] {
+    guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: body),
+      case .object(let object) = parsed
+    else { throw Refusal.invalid("the body must be a JSON object {\"items\": [...]}") }
+    guard case .array(let items) = object["items"] else {
+      throw Refusal.invalid("items is required: an array of at most \(Self.maxBatchItems) writes")
+    }
+    guard items.count <= Self.maxBatchItems else {
+      throw Refusal.invalid("a batch holds at most \(Self.maxBatchItems) items, got \(items.count)")
+    }
+    return try items.enumerated().map { index, item in
+      let name = "items[\(index)]"
+      guard case .object(let item) = item else { throw Refusal.invalid("\(name) must be an object") }
+      guard case .string(let key) = item["idempotency_key"], !key.isEmpty else {
+        throw Refusal.invalid("\(name).idempotency_key is required (a non-empty string)")
+      }
+      guard case .string(let method) = item["method"], ["POST", "PUT", "DELETE"].contains(method) else {
+        throw Refusal.invalid("\(name).method must be \"POST\", \"PUT\" or \"DELETE\"")
+      }
+      var id: String?
+      switch item["id"] {
+      case nil, .null: id = nil
+      case .string(let text) where !text.isEmpty: id = text
+      default: throw Refusal.invalid("\(name).id must be a non-empty string")
+      }
+      if method == "POST", id != nil { throw Refusal.invalid("\(name).id is not sent with POST") }
+      if method != "POST", id == nil { throw Refusal.invalid("\(name).id is required with \(method)") }
+      let path = Self.progressPath(id)
+      guard method != "DELETE" else {
+        return Write(
+          key: key, fingerprint: Self.fingerprint(method: method, path: path, body: []),
+          action: .success(.deleteProgress(id: id!)))
+      }
+      guard case .object(let body) = item["body"] else {
+        throw Refusal.invalid("\(name).body is required with \(method): the object the single call sends")
+      }
+      var canonical: [UInt8] = [1]
+      JSONValue.object(body).canonical(into: &canonical)
+      return Write(
+        key: key, fingerprint: Self.fingerprint(method: method, path: path, body: canonical),
+        action: Self.refusing {
+          let input = try progressInput(body)
+          return id.map { .updateProgress(id: $0, input) } ?? .createProgress(input)
+        })
+    }
+  }
+
   // MARK: progress
 
   struct ProgressInput: Sendable {
     var type: String
-    var quantity: Double
+    var quantity: Int
     var loggedAt: String
     var date: String
     var notes: String?
     var entryID: String?
   }
 
-  func progressInput(_ body: Data) throws -> ProgressInput {
-    let object = try jsonObject(body)
+  func progressInput(_ object: [String: JSONValue]) throws -> ProgressInput {
     guard case .string(let type) = object["type"], !type.isEmpty else {
       throw Refusal.invalid("type is required (e.g. \"mood_score\")")
     }
-    guard type.count <= 50 else { throw Refusal.invalid("type must be at most 50 characters") }
-    guard case .number(let quantity) = object["quantity"] else {
+    guard type == Self.moodScore else {
+      throw Refusal.invalid("type must be \"\(Self.moodScore)\", got \"\(type.prefix(50))\"")
+    }
+    guard case .number(let number) = object["quantity"] else {
       throw Refusal.invalid("quantity is required and must be a number")
     }
-    guard quantity.isFinite, quantity >= 0 else {
-      throw Refusal.invalid("quantity must be 0 or more, got \(Self.format(quantity))")
+    guard let quantity = Int(exactly: number), Self.scores.contains(quantity) else {
+      throw Refusal.invalid(
+        "quantity must be a whole number from \(Self.scores.lowerBound) to \(Self.scores.upperBound), "
+          + "got \(Self.format(number))")
     }
     guard case .string(let loggedAt) = object["logged_at"] else {
       throw Refusal.invalid("logged_at is required (an ISO 8601 date or date-time)")
     }
     guard let date = Self.day(of: loggedAt) else {
-      throw Refusal.invalid("logged_at must be an ISO 8601 date or date-time, got \"\(loggedAt)\"")
+      throw Refusal.invalid("logged_at must be an ISO 8601 date or date-time, got \"\(loggedAt.prefix(50))\"")
     }
     var notes: String?
     switch object["notes"] {
@@ -151,60 +398,10 @@ struct BackendAPI: Sendable {
       type: type, quantity: quantity, loggedAt: loggedAt, date: date, notes: notes, entryID: entryID)
   }
 
-  private func createProgress(_ request: Request, userID: String, key: String?) async throws
-    -> BackendResponse
-  {
-    let input = try progressInput(request.body)
-    return try await store.idempotent(userID: userID, key: key) { db in
-      // A client's entry is one row: a create sent again (a newer revision) updates it.
-      if let entryID = input.entryID,
-        let id = try String.fetchOne(
-          db, sql: "SELECT id FROM progress WHERE user_id = ? AND entry_id = ?", arguments: [userID, entryID])
-      {
-        try Self.update(id: id, input, in: db)
-        return BackendResponse(status: 200, body: try Self.progressJSON(id: id, userID: userID, in: db))
-      }
-      let id = UUID().uuidString.lowercased()
-      try db.execute(
-        sql: """
-          INSERT INTO progress (id, user_id, type, quantity, logged_at, date, notes, entry_id)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-          """,
-        arguments: [
-          id, userID, input.type, input.quantity, input.loggedAt, input.date, input.notes, input.entryID,
-        ])
-      return BackendResponse(status: 201, body: try Self.progressJSON(id: id, userID: userID, in: db))
-    }
-  }
-
-  private func updateProgress(id: String, _ request: Request, userID: String, key: String?) async throws
-    -> BackendResponse
-  {
-    let input = try progressInput(request.body)
-    let response = try await store.idempotent(userID: userID, key: key) { db in
-      guard try Self.owns(id: id, userID: userID, table: "progress", in: db) else {
-        return Self.notFound(id).response
-      }
-      try Self.update(id: id, input, in: db)
-      return BackendResponse(status: 200, body: try Self.progressJSON(id: id, userID: userID, in: db))
-    }
-    return response
-  }
-
   private static func update(id: String, _ input: ProgressInput, in db: Database) throws {
     try db.execute(
       sql: "UPDATE progress SET type = ?, quantity = ?, logged_at = ?, date = ?, notes = ? WHERE id = ?",
       arguments: [input.type, input.quantity, input.loggedAt, input.date, input.notes, id])
-  }
-
-  private func deleteProgress(id: String, userID: String, key: String?) async throws -> BackendResponse {
-    try await store.idempotent(userID: userID, key: key) { db in
-      guard try Self.owns(id: id, userID: userID, table: "progress", in: db) else {
-        return Self.notFound(id).response
-      }
-      try db.execute(sql: "DELETE FROM progress WHERE id = ?", arguments: [id])
-      return BackendResponse(status: 204, body: Data())
-    }
   }
 
   private func progress(id: String, userID: String) async throws -> BackendResponse {
@@ -266,14 +463,23 @@ struct BackendAPI: Sendable {
 
   // MARK: journal
 
-  private func createJournal(_ request: Request, userID: String, key: String?) async throws -> BackendResponse
-  {
-    let object = try jsonObject(request.body)
+  struct JournalInput: Sendable {
+    var createdAt: String
+    var date: String
+    var curriculumID: Int
+    var secondaryCurriculumID: Int?
+    var strategyID: Int?
+    var initiatedBy: String
+  }
+
+  /// A journal entry's fields; ids not in the bundled catalog are refused.
+  func journalInput(_ object: [String: JSONValue]) throws -> JournalInput {
     guard case .string(let createdAt) = object["created_at"] else {
       throw Refusal.invalid("created_at is required (an ISO 8601 date-time)")
     }
     guard let date = Self.day(of: createdAt) else {
-      throw Refusal.invalid("created_at must be an ISO 8601 date or date-time, got \"\(createdAt)\"")
+      throw Refusal.invalid(
+        "created_at must be an ISO 8601 date or date-time, got \"\(createdAt.prefix(50))\"")
     }
     let primary = try catalogID(object, "curriculum_id", required: true) { catalog.entry($0) != nil }!
     let secondary = try catalogID(object, "secondary_curriculum_id", required: false) {
@@ -284,17 +490,9 @@ struct BackendAPI: Sendable {
     else {
       throw Refusal.invalid("initiated_by must be \"self\" or \"scheduled\"")
     }
-    return try await store.idempotent(userID: userID, key: key) { db in
-      let id = UUID().uuidString.lowercased()
-      try db.execute(
-        sql: """
-          INSERT INTO journal (id, user_id, created_at, date, curriculum_id, secondary_curriculum_id,
-            strategy_id, initiated_by)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-          """, arguments: [id, userID, createdAt, date, primary, secondary, strategy, initiatedBy])
-      let row = try Row.fetchOne(db, sql: "\(Self.journalSelect) WHERE id = ?", arguments: [id])!
-      return BackendResponse(status: 201, body: Self.json(["data": Self.journalObject(row)]))
-    }
+    return JournalInput(
+      createdAt: createdAt, date: date, curriculumID: primary, secondaryCurriculumID: secondary,
+      strategyID: strategy, initiatedBy: initiatedBy)
   }
 
   private static let journalSelect = """
@@ -308,8 +506,8 @@ struct BackendAPI: Sendable {
     case nil, .null:
       if required { throw Refusal.invalid("\(name) is required (an id of the bundled catalog)") }
       return nil
-    case .number(let number) where number.rounded() == number && abs(number) < 1e15:
-      let id = Int(number)
+    case .number(let number):
+      guard let id = Int(exactly: number) else { throw Refusal.invalid("\(name) must be a whole number") }
       guard known(id) else { throw Refusal.invalid("\(name) \(id) is not in the catalog") }
       return id
     default:
@@ -373,21 +571,22 @@ struct BackendAPI: Sendable {
   func pageRequest(_ query: [String: String]) throws -> PageRequest {
     var page = PageRequest(limit: Self.defaultLimit, offset: 0)
     if let text = query["limit"] {
-      guard let limit = Int(text), (1...Self.maxLimit).contains(limit) else {
-        throw Refusal.invalid("limit must be a whole number from 1 to \(Self.maxLimit), got \"\(text)\"")
+      guard let limit = Self.wholeNumber(text), (1...Self.maxLimit).contains(limit) else {
+        throw Refusal.invalid(
+          "limit must be a whole number from 1 to \(Self.maxLimit), got \"\(text.prefix(50))\"")
       }
       page.limit = limit
     }
     if let text = query["offset"] {
-      guard let offset = Int(text), offset >= 0 else {
-        throw Refusal.invalid("offset must be a whole number ≥ 0, got \"\(text)\"")
+      guard let offset = Self.wholeNumber(text) else {
+        throw Refusal.invalid("offset must be a whole number ≥ 0, got \"\(text.prefix(50))\"")
       }
       page.offset = offset
     }
     for name in ["from", "to"] {
       guard let text = query[name] else { continue }
       guard Self.isDay(text) else {
-        throw Refusal.invalid("\(name) must be a date YYYY-MM-DD, got \"\(text)\"")
+        throw Refusal.invalid("\(name) must be a date YYYY-MM-DD, got \"\(text.prefix(50))\"")
       }
       if name == "from" { page.from = text } else { page.to = text }
     }
@@ -397,11 +596,10 @@ struct BackendAPI: Sendable {
     return page
   }
 
-  private func jsonObject(_ body: Data) throws -> [String: JSONValue] {
-    guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: body) else {
-      throw Refusal.invalid("the body must be a JSON object")
-    }
-    return object
+  /// Decimal digits alone (no sign, no spaces) that fit an `Int`; nil for anything else.
+  static func wholeNumber(_ text: String) -> Int? {
+    guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    return Int(text)
   }
 
   private static func owns(id: String, userID: String, table: String, in db: Database) throws -> Bool {
@@ -423,8 +621,9 @@ struct BackendAPI: Sendable {
     guard time.first == "T" || time.first == " " else { return nil }
     var index = 1
     func number(_ digits: Int, max: Int) -> Bool {
-      guard index + digits <= time.count, let value = Int(String(time[index..<index + digits])),
-        time[index..<index + digits].allSatisfy(\.isASCII), value <= max
+      guard index + digits <= time.count,
+        time[index..<index + digits].allSatisfy({ $0.isASCII && $0.isNumber }),
+        let value = Int(String(time[index..<index + digits])), value <= max
       else { return false }
       index += digits
       return true
@@ -468,18 +667,22 @@ struct BackendAPI: Sendable {
     (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
   }
 
+  /// A number as JSON wrote it, near enough: whole numbers without a fraction. Never traps.
   static func format(_ value: Double) -> String {
-    value.rounded() == value ? String(Int(value)) : String(value)
+    if let whole = Int(exactly: value) { return String(whole) }
+    return String(value)
   }
 }
 
-/// A JSON value, read strictly: `true` is not a number and `"3"` is not a number.
+/// A JSON value, read strictly: `true` is not a number and `"3"` is not a number. Nesting
+/// is bounded by the decoder (it refuses documents nested deeper than a few hundred levels).
 enum JSONValue: Decodable, Sendable, Equatable {
   case null
   case bool(Bool)
   case number(Double)
   case string(String)
-  case other
+  case array([JSONValue])
+  case object([String: JSONValue])
 
   init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
@@ -491,8 +694,41 @@ enum JSONValue: Decodable, Sendable, Equatable {
       self = .number(number)
     } else if let string = try? container.decode(String.self) {
       self = .string(string)
+    } else if let array = try? container.decode([JSONValue].self) {
+      self = .array(array)
     } else {
-      self = .other
+      self = .object(try container.decode([String: JSONValue].self))
+    }
+  }
+
+  /// Appends bytes that are equal for equal values, whatever the key order or spacing.
+  func canonical(into bytes: inout [UInt8]) {
+    func append(_ text: String) {
+      let utf8 = Array(text.utf8)
+      withUnsafeBytes(of: UInt64(utf8.count).bigEndian) { bytes.append(contentsOf: $0) }
+      bytes.append(contentsOf: utf8)
+    }
+    switch self {
+    case .null: bytes.append(0x6E)
+    case .bool(let value): bytes.append(value ? 0x74 : 0x66)
+    case .number(let value):
+      bytes.append(0x64)
+      // 0 and -0 are the same number.
+      withUnsafeBytes(of: (value == 0 ? 0 : value).bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
+    case .string(let value):
+      bytes.append(0x73)
+      append(value)
+    case .array(let values):
+      bytes.append(0x5B)
+      withUnsafeBytes(of: UInt64(values.count).bigEndian) { bytes.append(contentsOf: $0) }
+      for value in values { value.canonical(into: &bytes) }
+    case .object(let members):
+      bytes.append(0x7B)
+      withUnsafeBytes(of: UInt64(members.count).bigEndian) { bytes.append(contentsOf: $0) }
+      for name in members.keys.sorted() {
+        append(name)
+        members[name]!.canonical(into: &bytes)
+      }
     }
   }
 }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The backend's rows in SQLite: progress and journal rows per user, and the
-/// responses already given per idempotency key.
+/// responses already given per idempotency key (with what each key's request was).
 final class BackendStore: Sendable {
   let writer: any DatabaseWriter
 
@@ -57,31 +57,38 @@ final class BackendStore: Sendable {
           ) WITHOUT ROWID;
           """)
     }
+    migrator.registerMigration("v2: idempotency fingerprints") { db in
+      // What a reused key is compared with: SHA-256 of method, path and body.
+      try db.execute(sql: "ALTER TABLE idempotency ADD COLUMN fingerprint BLOB")
+    }
     return migrator
   }
 
-  /// Runs `body` in one write transaction, unless `key` was seen for the user: then the
-  /// first answer is returned again and nothing is written. Only successes are kept,
-  /// so a request that failed may be retried with its key.
-  func idempotent(
-    userID: String, key: String?, _ body: @Sendable @escaping (Database) throws -> BackendResponse
-  ) async throws -> BackendResponse {
-    try await writer.write { db in
-      if let key,
-        let row = try Row.fetchOne(
-          db, sql: "SELECT status, body FROM idempotency WHERE user_id = ? AND key = ?",
-          arguments: [userID, key])
-      {
-        return BackendResponse(status: row["status"], body: row["body"], replayed: true)
-      }
-      let response = try body(db)
-      if let key, (200..<300).contains(response.status) {
-        try db.execute(
-          sql: "INSERT INTO idempotency (user_id, key, status, body) VALUES (?, ?, ?, ?)",
-          arguments: [userID, key, response.status, response.body])
-      }
-      return response
-    }
+  /// Runs `body` in one write transaction.
+  func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    try await writer.write(body)
+  }
+
+  /// The answer kept for the user's idempotency key, with the fingerprint of the request
+  /// that got it (nil for keys kept before fingerprints were).
+  static func answer(userID: String, key: String, in db: Database) throws
+    -> (response: BackendResponse, fingerprint: Data?)?
+  {
+    guard
+      let row = try Row.fetchOne(
+        db, sql: "SELECT status, body, fingerprint FROM idempotency WHERE user_id = ? AND key = ?",
+        arguments: [userID, key])
+    else { return nil }
+    return (BackendResponse(status: row["status"], body: row["body"], replayed: true), row["fingerprint"])
+  }
+
+  /// Keeps `response` as the answer to the user's key.
+  static func keep(
+    _ response: BackendResponse, fingerprint: Data, userID: String, key: String, in db: Database
+  ) throws {
+    try db.execute(
+      sql: "INSERT INTO idempotency (user_id, key, status, body, fingerprint) VALUES (?, ?, ?, ?, ?)",
+      arguments: [userID, key, response.status, response.body, fingerprint])
   }
 
   func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {

@@ -34,6 +34,25 @@ public enum JWT {
 
   /// The subject of a valid token; throws for a forged, expired or malformed one.
   public static func verify(_ token: String, secret: String, now: Date) throws(Failure) -> String {
+    try signed(token, secret: secret).subject(at: now)
+  }
+
+  /// A token whose signature checks out, with what remains to check at the time of use.
+  struct Signed: Sendable {
+    var subject: String?
+    /// `exp` in seconds since 1970; nil: it does not expire.
+    var expiry: Double?
+
+    func subject(at now: Date) throws(Failure) -> String {
+      if let expiry, now.timeIntervalSince1970 >= expiry { throw .expired }
+      guard let subject, !subject.isEmpty else { throw .missingSubject }
+      return subject
+    }
+  }
+
+  /// Checks the form, the algorithm and the signature, which depend on the token and
+  /// the secret alone (so the result may be kept); not the expiry.
+  static func signed(_ token: String, secret: String) throws(Failure) -> Signed {
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, let headerData = decodeBase64URL(parts[0]),
       let payloadData = decodeBase64URL(parts[1]), let signatureData = decodeBase64URL(parts[2]),
@@ -48,9 +67,7 @@ public enum JWT {
       HMAC<SHA256>.isValidAuthenticationCode(
         signatureData, authenticating: signingInput, using: SymmetricKey(data: Data(secret.utf8)))
     else { throw .badSignature }
-    if let exp = claims["exp"] as? NSNumber, now.timeIntervalSince1970 >= exp.doubleValue { throw .expired }
-    guard let subject = claims["sub"] as? String, !subject.isEmpty else { throw .missingSubject }
-    return subject
+    return Signed(subject: claims["sub"] as? String, expiry: (claims["exp"] as? NSNumber)?.doubleValue)
   }
 
   private static func signature(_ input: String, secret: String) -> Data {
@@ -90,5 +107,32 @@ public enum JWT {
     default: return nil
     }
     return seconds <= maxTTL ? seconds : nil
+  }
+}
+
+/// Tokens whose signature checked out, so a client's every request does not verify its
+/// token again. Bounded; the expiry is still checked on each use.
+final class TokenCache: @unchecked Sendable {
+  /// Guarded by `lock`.
+  private var entries: [String: JWT.Signed] = [:]
+  private let lock = NSLock()
+  let capacity: Int
+
+  init(capacity: Int = 1_024) {
+    self.capacity = capacity
+  }
+
+  /// The token's subject, checked now; forged, malformed, expired tokens throw.
+  func subject(of token: String, secret: String, now: Date) throws(JWT.Failure) -> String {
+    if let signed = lock.withLock({ entries[token] }) { return try signed.subject(at: now) }
+    let signed = try JWT.signed(token, secret: secret)
+    let subject = try signed.subject(at: now)
+    if token.utf8.count <= 4_096 {
+      lock.withLock {
+        if entries.count >= capacity { entries.remove(at: entries.startIndex) }
+        entries[token] = signed
+      }
+    }
+    return subject
   }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Journal
 import Logging
+import NIOCore
 
 /// The progress API of SPEC §3 served over HTTP (Hummingbird) on SQLite: what
 /// `wellflow serve` runs and what the runner embeds for scripts.
@@ -18,11 +20,15 @@ public final class ProgressServer: Sendable {
     /// Runs before each request; a non-nil fault is answered instead (fault tests).
     public var fault: (@Sendable (_ method: String, _ path: String) async -> Fault?)?
     public var now: @Sendable () -> Date
+    /// Seconds a connection has to send a complete request, from when it opens or from its
+    /// last response; then it is closed (half-open and slow-loris connections). A request
+    /// read whole is never cut off while it is answered. nil: no limit.
+    public var idleTimeout: TimeInterval?
 
     public init(
       host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, apiKey: String,
       jwtSecret: String, fault: (@Sendable (_ method: String, _ path: String) async -> Fault?)? = nil,
-      now: @escaping @Sendable () -> Date = { Date() }
+      now: @escaping @Sendable () -> Date = { Date() }, idleTimeout: TimeInterval? = 10
     ) {
       self.host = host
       self.port = port
@@ -31,8 +37,12 @@ public final class ProgressServer: Sendable {
       self.jwtSecret = jwtSecret
       self.fault = fault
       self.now = now
+      self.idleTimeout = idleTimeout
     }
   }
+
+  /// The largest request body; a larger one is answered 413.
+  public static let maxBodyBytes = 1 << 20
 
   /// What a fault hook answers in place of the API.
   public enum Fault: Sendable {
@@ -137,18 +147,38 @@ public final class ProgressServer: Sendable {
       for (name, value) in request.uri.queryParameters {
         query[String(name)] = String(value).removingPercentEncoding ?? String(value)
       }
-      let buffer = try await request.collectBody(upTo: 1 << 20)
+      let tooLarge = BackendAPI.Refusal(
+        status: 413, code: "payload_too_large",
+        message: "the body must be at most \(Self.maxBodyBytes) bytes (1 MiB)")
+      if let length = headers["content-length"].flatMap({ Int($0) }), length > Self.maxBodyBytes {
+        return Self.response(tooLarge.response)
+      }
+      let body: Data
+      do {
+        body = Data(try await request.collectBody(upTo: Self.maxBodyBytes).readableBytesView)
+      } catch is NIOTooManyBytesError {
+        return Self.response(tooLarge.response)
+      }
       let answer = await api.respond(
-        to: BackendAPI.Request(
-          method: method, path: path, query: query, headers: headers, body: Data(buffer.readableBytesView)))
+        to: BackendAPI.Request(method: method, path: path, query: query, headers: headers, body: body))
       return Self.response(answer)
     }
+    let deadline = configuration.idleTimeout.map(Self.timeAmount)
     return Application(
       responder: responder,
+      server: .http1(
+        configuration: HTTP1Channel.Configuration(
+          additionalChannelHandlers: deadline.map { [RequestDeadlineHandler(timeout: $0)] } ?? [])),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "wellflow-backend"),
       onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },
       logger: logger)
+  }
+
+  /// Seconds as NIO's time, kept within a millisecond and a day (never traps).
+  static func timeAmount(_ seconds: TimeInterval) -> TimeAmount {
+    let clamped = seconds.isNaN ? 10 : min(max(seconds, 0.001), 86_400)
+    return .nanoseconds(Int64(clamped * 1_000_000_000))
   }
 
   private static func response(_ answer: BackendResponse) -> Response {
