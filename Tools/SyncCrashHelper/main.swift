@@ -13,11 +13,23 @@ import Sync
 //   sync-crash-helper open-database DIR
 //     Opens (creating and migrating) the database in DIR, prints "opened" and exits;
 //     several at once on a new DIR test that migrations are serialized.
+//   sync-crash-helper die-before-mirror DIR USER SCORE
+//     Saves a mood through the use case, then SIGKILLs itself inside the health
+//     store's save: the entry is committed, its sample never written.
 let arguments = CommandLine.arguments
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 func fail(_ message: String) -> Never {
   FileHandle.standardError.write(Data((message + "\n").utf8))
   exit(2)
+}
+
+/// A health store whose save kills the process before writing anything.
+struct DyingStateOfMindStore: StateOfMindStore {
+  func save(_ sample: StateOfMindSample, userID: String) async throws {
+    kill(getpid(), SIGKILL)
+  }
+  func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample] { [] }
+  func count(userID: String) async throws -> Int { 0 }
 }
 
 switch arguments.count > 1 ? arguments[1] : "" {
@@ -30,6 +42,18 @@ case "open-database":
     say("failed \(error)")
     exit(1)
   }
+
+case "die-before-mirror":
+  guard arguments.count == 5, let score = Int(arguments[4]) else {
+    fail("usage: sync-crash-helper die-before-mirror DIR USER SCORE")
+  }
+  let database = try WellflowDatabase.open(directory: URL(fileURLWithPath: arguments[2]))
+  let userID = arguments[3]
+  let save = SaveMoodUseCase(
+    repository: SQLiteMoodRepository(writer: database.writer), clock: SystemClock(),
+    healthStore: DyingStateOfMindStore(), currentUser: { userID })
+  _ = try await save.save(SaveMoodRequest(score: score))
+  fail("the health store's save did not kill the process")
 
 default:
   guard arguments.count >= 6, let baseURL = URL(string: arguments[3]) else {
