@@ -32,6 +32,9 @@ public struct SyncService: Sendable {
   public let concurrency: Int
   public let random: @Sendable () -> Double
   public let analytics: any AnalyticsSink
+  /// The backend's last `Retry-After` for the whole pass (a 429), shared by copies of
+  /// the service: a sync before it sends nothing, even one ignoring the rows' backoff.
+  private let backendNotBefore = Locked<Date?>(nil)
 
   public init(
     connector: any BackendConnector, outbox: any Outbox, moods: any MoodRepository, clock: any FlowClock,
@@ -58,11 +61,19 @@ public struct SyncService: Sendable {
   }
 
   /// Tries every pending row once (with `ignoringBackoff`, even those still waiting),
-  /// then pulls. Offline, nothing is sent and nothing is pulled.
+  /// then pulls. Offline, nothing is sent and nothing is pulled; while the backend's
+  /// `Retry-After` runs, neither.
   public func sync(userID: String, ignoringBackoff: Bool = true) async throws -> Result {
+    var report = SyncReport()
     guard connectivity.isOnline else {
-      var report = SyncReport()
       report.stop = .offline
+      report.untried = try await outbox.pendingCount(userID: userID)
+      return Result(push: report, pulled: 0)
+    }
+    if let notBefore = backendNotBefore.current, clock.now < notBefore {
+      report.stop = .backendUnavailable(
+        "the backend asked to wait until \(notBefore.formatted(.iso8601)) (429)")
+      report.notBefore = notBefore
       report.untried = try await outbox.pendingCount(userID: userID)
       return Result(push: report, pulled: 0)
     }
@@ -70,7 +81,8 @@ public struct SyncService: Sendable {
     let processor = OutboxProcessor(
       outbox: outbox, api: api, clock: clock, connectivity: connectivity, policy: policy,
       concurrency: concurrency, random: random, analytics: analytics)
-    let report = try await processor.run(userID: userID, ignoringBackoff: ignoringBackoff)
+    report = try await processor.run(userID: userID, ignoringBackoff: ignoringBackoff)
+    backendNotBefore.withLock { $0 = report.notBefore }
     guard report.stop == nil else { return Result(push: report, pulled: 0) }
     let pulled: Int
     do {
@@ -78,6 +90,9 @@ public struct SyncService: Sendable {
     } catch let error as ProgressAPIError where error.isTransient {
       // The push went through; what others sent arrives on a later sync.
       pulled = 0
+      if let retryAfter = error.retryAfter, error.endsPass {
+        backendNotBefore.withLock { $0 = clock.now.addingTimeInterval(retryAfter) }
+      }
     }
     return Result(push: report, pulled: pulled)
   }
