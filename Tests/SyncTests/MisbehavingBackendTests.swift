@@ -2,8 +2,9 @@ import FlowKit
 import Foundation
 import MoodTracking
 import Storage
-import Sync
 import Testing
+
+@testable import Sync
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -151,7 +152,7 @@ import Testing
     #expect(server.requests.count == 1, "a sync inside the Retry-After window must not call the backend")
     clock.advance(by: 1)
     result = try await service.sync(userID: "alice")
-    #expect(result.push.synced == 1)
+    #expect(result.push.synced == 1 && result.pullError == nil)
   }
 
   @Test func aCaptivePortalsHTMLIsTransientAndEndsThePass() async throws {
@@ -241,5 +242,108 @@ import Testing
     #expect(ProgressAPIClient(credentials: credentials).requestDeadline == 15)
     #expect(ProgressAPIClient(credentials: credentials, timeout: 30).requestDeadline == 30)
     #expect(ProgressAPIClient(credentials: credentials, requestDeadline: .nan).requestDeadline == 15)
+  }
+
+  /// Rows another client stored on the backend that no device of ours could have sent.
+  static let pulledPage = """
+    {"data":{"entries":[
+      {"id":"good-1","type":"mood_score","quantity":7,"date":"2026-03-01","logged_at":"2026-03-01T09:00:00Z"},
+      {"id":"huge","type":"mood_score","quantity":1e308,"date":"2026-03-01"},
+      {"id":"zero","type":"mood_score","quantity":0,"date":"2026-03-01"},
+      {"id":"eleven","type":"mood_score","quantity":11,"date":"2026-03-01"},
+      {"id":"half","type":"mood_score","quantity":5.5,"date":"2026-03-01"},
+      {"id":"negative","type":"mood_score","quantity":-3,"date":"2026-03-01"},
+      {"id":"nan","type":"mood_score","quantity":"NaN","date":"2026-03-01"},
+      {"id":"too-big-for-json","type":"mood_score","quantity":1e999,"date":"2026-03-01"},
+      {"id":"bad-date","type":"mood_score","quantity":4,"date":"2026-13-45"},
+      {"id":"bad-logged-at","type":"mood_score","quantity":4,"date":"someday","logged_at":"yesterday"},
+      {"id":"far-future","type":"mood_score","quantity":4,"date":"9999-12-31"},
+      {"id":"no-quantity","type":"mood_score","date":"2026-03-01"},
+      {"id":"good-2","type":"mood_score","quantity":3,"date":"2026-02-27"}
+    ],"total":13,"limit":100,"offset":0}}
+    """
+
+  @Test func outOfRangePulledRowsAreSkippedAndReportedAndTheGoodOnesArrive() async throws {
+    let server = try ScriptedServer { request in
+      request.method == "GET"
+        ? .http(200, "OK", body: Self.pulledPage) : .http(201, "Created", body: Self.created)
+    }
+    defer { server.stop() }
+    let clock = testClock()
+    let repository = InMemoryMoodRepository()
+    let report = try await MoodPull(api: server.client(), repository: repository, clock: clock)
+      .run(userID: "alice")
+    #expect(report.imported == 2)
+    #expect(report.skippedCount == 11 && report.error == nil)
+    let skippedIDs = Set(report.skipped.compactMap(\.backendID))
+    #expect(
+      skippedIDs == [
+        "huge", "zero", "eleven", "half", "negative", "bad-date", "bad-logged-at", "far-future",
+      ])
+    // The three JSON could not carry are reported by what was wrong with them.
+    #expect(report.skipped.filter { $0.backendID == nil }.count == 3)
+    let all = repository.entries(userID: "alice", in: DateInterval(start: .distantPast, end: .distantFuture))
+    #expect(Set(all.compactMap(\.backendID)) == ["good-1", "good-2"])
+    #expect(all.map(\.score).sorted() == [3, 7])
+
+    // Through sync, the skipped rows are reported beside what arrived.
+    struct Connector: BackendConnector {
+      let client: ProgressAPIClient
+      func api(for userID: String) async throws -> any ProgressAPI { client }
+    }
+    let fresh = InMemoryMoodRepository()
+    let result = try await SyncService(
+      connector: Connector(client: server.client()), outbox: fresh.outbox, moods: fresh, clock: clock,
+      connectivity: NetworkSwitch()
+    ).sync(userID: "alice")
+    #expect(result.pulled == 2 && result.pullSkippedCount == 11 && result.pullSkipped.count == 11)
+  }
+
+  @Test func aPageOfUnreadableRowsDoesNotEndThePullEarly() async throws {
+    let server = try ScriptedServer { request in
+      let second = request.path.contains("offset=2")
+      let body =
+        second
+        ? #"{"data":{"entries":[{"id":"g","type":"mood_score","quantity":6,"date":"2026-03-01"}],"total":3,"limit":2,"offset":2}}"#
+        : #"{"data":{"entries":[{"id":"a","quantity":"x"},{"id":"b"}],"total":3,"limit":2,"offset":0}}"#
+      return .http(200, "OK", body: body)
+    }
+    defer { server.stop() }
+    let repository = InMemoryMoodRepository()
+    let report = try await MoodPull(api: server.client(), repository: repository, clock: testClock())
+      .run(userID: "alice")
+    #expect(report.imported == 1 && report.skippedCount == 2)
+  }
+
+  @Test func aPullThatGetsGarbageReportsItAndKeepsThePush() async throws {
+    let server = try ScriptedServer { request in
+      request.method == "GET"
+        ? .http(200, "OK", body: "<html>portal</html>", contentType: "text/html")
+        : .http(201, "Created", body: Self.created)
+    }
+    defer { server.stop() }
+    let clock = testClock()
+    let repository = InMemoryMoodRepository()
+    struct Connector: BackendConnector {
+      let client: ProgressAPIClient
+      func api(for userID: String) async throws -> any ProgressAPI { client }
+    }
+    let result = try await SyncService(
+      connector: Connector(client: server.client()), outbox: repository.outbox, moods: repository,
+      clock: clock,
+      connectivity: NetworkSwitch()
+    ).sync(userID: "alice")
+    #expect(result.pulled == 0)
+    guard case .unexpected(200, _) = result.pullError else {
+      Issue.record("expected the pull's error to be reported, got \(String(describing: result.pullError))")
+      return
+    }
+  }
+
+  @Test func scoresAreCheckedBeforeConversion() {
+    for quantity in [1e308, -1e308, .infinity, -.infinity, .nan, 0, 11, 5.5, -3, 10.000001, .ulpOfOne] {
+      #expect(MoodPull.score(quantity) == nil, "\(quantity)")
+    }
+    #expect(MoodPull.score(1) == 1 && MoodPull.score(10) == 10 && MoodPull.score(7.0) == 7)
   }
 }

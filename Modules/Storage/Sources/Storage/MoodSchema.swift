@@ -199,7 +199,10 @@ public enum MoodSchema {
       let legacyID: String = row["id"]
       let userID: String = row["user_id"]
       let (date, day) = legacyMoment(row["date"], calendar: calendar)
-      let score = min(max(Int((row["quantity"] as Double).rounded()), 1), 10)
+      // Scores were meant to be 1…10 and are clamped there; a quantity that is no
+      // number (NaN, text, an infinity) is left unconverted rather than trapping the
+      // launch, as `Int(_:)` of it would.
+      guard let score = legacyScore(row["quantity"]) else { continue }
       let rawNotes: String? = row["notes"]
       let notes: String?
       do {
@@ -232,6 +235,13 @@ public enum MoodSchema {
       created += 1
     }
     return created
+  }
+
+  /// The 1…10 score of a legacy quantity; nil when it is not a finite number.
+  static func legacyScore(_ value: DatabaseValue) -> Int? {
+    guard let quantity = Double.fromDatabaseValue(value), quantity.isFinite else { return nil }
+    // Clamped before converting, so the conversion cannot overflow.
+    return Int(min(max(quantity, 1), 10).rounded())
   }
 
   /// A legacy date is either a day (`YYYY-MM-DD`, already the user's day) or an instant.

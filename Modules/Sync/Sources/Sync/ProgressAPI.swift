@@ -74,12 +74,68 @@ public struct Page<Item: Sendable & Codable>: Sendable, Codable {
   public var total: Int
   public var limit: Int
   public var offset: Int
+  /// Why each entry of the page that could not be read was left out of `entries`: one
+  /// bad row (a number JSON cannot hold, a missing field) must not hide the rest.
+  public var skipped: [String]
 
-  public init(entries: [Item], total: Int, limit: Int, offset: Int) {
+  public init(entries: [Item], total: Int, limit: Int, offset: Int, skipped: [String] = []) {
     self.entries = entries
     self.total = total
     self.limit = limit
     self.offset = offset
+    self.skipped = skipped
+  }
+
+  /// Rows the page held, read or not: what the next page's offset moves by.
+  public var rowCount: Int { entries.count + skipped.count }
+
+  enum CodingKeys: String, CodingKey {
+    case entries, total, limit, offset
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    let rows = try container.decode([Lossy].self, forKey: .entries)
+    entries = rows.compactMap { try? $0.result.get() }
+    skipped = rows.compactMap { row in
+      guard case .failure(let error) = row.result else { return nil }
+      return Self.reason(error)
+    }
+    total = try container.decode(Int.self, forKey: .total)
+    limit = try container.decode(Int.self, forKey: .limit)
+    offset = try container.decode(Int.self, forKey: .offset)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(entries, forKey: .entries)
+    try container.encode(total, forKey: .total)
+    try container.encode(limit, forKey: .limit)
+    try container.encode(offset, forKey: .offset)
+  }
+
+  private struct Lossy: Decodable {
+    var result: Result<Item, any Error>
+
+    init(from decoder: any Decoder) throws {
+      do {
+        result = .success(try Item(from: decoder))
+      } catch {
+        result = .failure(error)
+      }
+    }
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    switch error as? DecodingError {
+    case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+      let field = context.codingPath.last?.stringValue ?? "row"
+      return "unreadable \(field): \(context.debugDescription)"
+    case .keyNotFound(let key, _):
+      return "missing \(key.stringValue)"
+    default:
+      return "unreadable row: \(error)"
+    }
   }
 }
 

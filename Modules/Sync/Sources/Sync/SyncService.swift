@@ -58,6 +58,11 @@ public struct SyncService: Sendable {
     public var push: SyncReport
     /// Entries other devices sent that are new here.
     public var pulled: Int
+    /// Backend rows the pull left out (out-of-range scores, unreadable dates) and why.
+    public var pullSkipped: [MoodPull.Skip] = []
+    public var pullSkippedCount = 0
+    /// Why the pull did not run to the end, when a passing failure stopped it.
+    public var pullError: ProgressAPIError?
   }
 
   /// Tries every pending row once (with `ignoringBackoff`, even those still waiting),
@@ -84,17 +89,16 @@ public struct SyncService: Sendable {
     report = try await processor.run(userID: userID, ignoringBackoff: ignoringBackoff)
     backendNotBefore.withLock { $0 = report.notBefore }
     guard report.stop == nil else { return Result(push: report, pulled: 0) }
-    let pulled: Int
-    do {
-      pulled = try await MoodPull(api: api, repository: moods, clock: clock).run(userID: userID)
-    } catch let error as ProgressAPIError where error.isTransient {
-      // The push went through; what others sent arrives on a later sync.
-      pulled = 0
-      if let retryAfter = error.retryAfter, error.endsPass {
-        backendNotBefore.withLock { $0 = clock.now.addingTimeInterval(retryAfter) }
-      }
+    let pull = try await MoodPull(api: api, repository: moods, clock: clock).run(userID: userID)
+    if let error = pull.error, error.endsPass, let retryAfter = error.retryAfter {
+      backendNotBefore.withLock { $0 = clock.now.addingTimeInterval(retryAfter) }
     }
-    return Result(push: report, pulled: pulled)
+    // A passing failure of the pull is reported, not thrown: the push went through.
+    var result = Result(push: report, pulled: pull.imported)
+    result.pullSkipped = pull.skipped
+    result.pullSkippedCount = pull.skippedCount
+    result.pullError = pull.error
+    return result
   }
 
   /// The user's rows on the backend (the backend's own count, whatever this device's network).
