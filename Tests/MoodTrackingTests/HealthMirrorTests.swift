@@ -123,3 +123,91 @@ import Testing
     }
   }
 }
+
+/// A health store that refuses writes while `failing`, as if the process died
+/// between the entry's save and its sample's.
+final class FlakyStateOfMindStore: StateOfMindStore {
+  struct Down: Error {}
+  let inner = InMemoryStateOfMindStore()
+  let failing = Locked(true)
+
+  func save(_ sample: StateOfMindSample, userID: String) async throws {
+    if failing.current { throw Down() }
+    inner.save(sample, userID: userID)
+  }
+
+  func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample] {
+    inner.samples(userID: userID, in: interval)
+  }
+
+  func count(userID: String) async throws -> Int { inner.count(userID: userID) }
+}
+
+@Suite struct HealthMirrorRepairTests {
+  let clock = ManualClock(now: moment("2026-01-05T09:00"), timeZone: TimeZone(identifier: "UTC")!)
+  let repository = InMemoryMoodRepository()
+  let store = FlakyStateOfMindStore()
+
+  var save: SaveMoodUseCase {
+    SaveMoodUseCase(repository: repository, clock: clock, healthStore: store, currentUser: { "alice" })
+  }
+
+  @Test func aMirrorThatNeverHappenedIsWrittenByTheRepair() async throws {
+    let entry = try await save.save(SaveMoodRequest(score: 8, notes: "good day")).entry
+    let moment = try await save.save(SaveMoodRequest(score: 3, kind: .momentaryEmotion)).entry
+    // Local first: both saved, neither mirrored, both owed.
+    #expect(repository.count(userID: "alice") == 2)
+    #expect(store.inner.count(userID: "alice") == 0)
+    #expect(
+      Set(repository.entriesAwaitingHealthSample(userID: "alice", limit: 10).map(\.id)) == [
+        entry.id, moment.id,
+      ])
+
+    store.failing.withLock { $0 = false }
+    #expect(try await save.repairHealthMirror() == 2)
+    #expect(store.inner.sample(id: entry.id, userID: "alice") == StateOfMindSample(mirroring: entry))
+    #expect(store.inner.sample(id: moment.id, userID: "alice") == StateOfMindSample(mirroring: moment))
+    #expect(repository.entriesAwaitingHealthSample(userID: "alice", limit: 10).isEmpty)
+    #expect(try await save.repairHealthMirror() == 0)
+  }
+
+  @Test func theRepairWritesTheEntryAsItIsNow() async throws {
+    let first = try await save.save(SaveMoodRequest(score: 4)).entry
+    clock.advance(by: 60)
+    let updated = try await save.save(SaveMoodRequest(score: 9)).entry
+    #expect(updated.id == first.id)
+    store.failing.withLock { $0 = false }
+    #expect(try await save.repairHealthMirror() == 1)
+    #expect(store.inner.sample(id: first.id, userID: "alice") == StateOfMindSample(mirroring: updated))
+  }
+
+  @Test func aNewerSampleInTheStoreIsNotOverwritten() async throws {
+    let entry = try await save.save(SaveMoodRequest(score: 4)).entry
+    var newer = StateOfMindSample(mirroring: entry)
+    newer.valence = 0.9
+    newer.updatedAt = entry.updatedAt.addingTimeInterval(30)
+    store.inner.save(newer, userID: "alice")
+    store.failing.withLock { $0 = false }
+    #expect(try await save.repairHealthMirror() == 0)
+    #expect(store.inner.sample(id: entry.id, userID: "alice") == newer)
+    #expect(repository.entriesAwaitingHealthSample(userID: "alice", limit: 10).isEmpty)
+  }
+
+  @Test func withoutAHealthStoreNothingIsOwed() async throws {
+    let save = SaveMoodUseCase(repository: repository, clock: clock, currentUser: { "alice" })
+    _ = try await save.save(SaveMoodRequest(score: 6))
+    #expect(repository.entriesAwaitingHealthSample(userID: "alice", limit: 10).isEmpty)
+    #expect(try await save.repairHealthMirror() == 0)
+  }
+
+  @Test func aSavedMirrorStillLeavesItsNoteForTheRepairToConfirm() async throws {
+    store.failing.withLock { $0 = false }
+    let entry = try await save.save(SaveMoodRequest(score: 7)).entry
+    #expect(store.inner.sample(id: entry.id, userID: "alice") == StateOfMindSample(mirroring: entry))
+    // Generic stores cannot drop the note in the sample's write; the repair does,
+    // reading the sample and writing nothing.
+    #expect(repository.entriesAwaitingHealthSample(userID: "alice", limit: 10).map(\.id) == [entry.id])
+    #expect(try await save.repairHealthMirror() == 0)
+    #expect(repository.entriesAwaitingHealthSample(userID: "alice", limit: 10).isEmpty)
+  }
+}

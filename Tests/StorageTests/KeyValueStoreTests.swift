@@ -84,8 +84,8 @@ struct KeyValueStoreTests {
     let applied = try first.writer.read { try WellflowDatabase.migrator().appliedIdentifiers($0) }
     #expect(
       Set(applied) == [
-        "v1_progressEntries", "v2_moodEntries", "keyValues", "journalEntries", "journalEntriesFinished",
-        "moodEntriesByBackendID",
+        "v1_progressEntries", "v2_moodEntries", "v3_healthSamplesOwed", "keyValues", "journalEntries",
+        "journalEntriesFinished", "moodEntriesByBackendID",
       ])
     try SQLiteKeyValueStore(database: first, userID: "alice").set("kept", forKey: "k")
 

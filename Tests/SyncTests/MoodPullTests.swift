@@ -32,7 +32,7 @@ import Testing
     _ = try await backend.client("bob").createProgress(body: progressBody(quantity: 1), idempotencyKey: nil)
 
     let pull = MoodPull(api: api, repository: repository, clock: clock)
-    #expect(try await pull.run(userID: "alice") == 2)
+    #expect(try await pull.run(userID: "alice").imported == 2)
     #expect(try await repository.count(userID: "alice") == 3)
     #expect(try await repository.count(userID: "bob") == 0)
     let pulled = try await repository.entries(
@@ -51,7 +51,7 @@ import Testing
     // Pulled entries are not sent back.
     #expect(try await outbox.pendingCount(userID: "alice") == 0)
     // Pulling again brings nothing new.
-    #expect(try await pull.run(userID: "alice") == 0)
+    #expect(try await pull.run(userID: "alice").imported == 0)
     #expect(try await repository.count(userID: "alice") == 3)
     #expect(try await repository.entry(id: own[0].id, userID: "alice")?.source == .userEntry)
   }
@@ -67,11 +67,11 @@ import Testing
     }
     let repository = InMemoryMoodRepository()
     let pull = MoodPull(api: api, repository: repository, clock: testClock())
-    #expect(try await pull.run(userID: "alice") == 230)
+    #expect(try await pull.run(userID: "alice").imported == 230)
     // One daily mood for the day; the rest are moments of it.
     let all = repository.entries(userID: "alice", in: DateInterval(start: .distantPast, end: .distantFuture))
     #expect(all.filter { $0.kind == .dailyMood }.count == 1)
-    #expect(try await pull.run(userID: "alice") == 0)
+    #expect(try await pull.run(userID: "alice").imported == 0)
   }
 
   @Test func syncPushesThenPullsAndDoesNothingOffline() async throws {

@@ -95,6 +95,8 @@ public final class InMemoryMoodRepository: MoodRepository {
     var entries: [UUID: MoodEntry] = [:]
     var saveOrder: [UUID: Int] = [:]
     var saves = 0
+    /// Entries whose health sample is owed, by when the note was made.
+    var awaitingHealthSample: [UUID: Int] = [:]
   }
 
   private let state = Locked(State())
@@ -107,6 +109,10 @@ public final class InMemoryMoodRepository: MoodRepository {
   }
 
   public func save(_ entry: MoodEntry, outbox row: OutboxRow) throws {
+    try save(entry, outbox: row, awaitingHealthSample: false)
+  }
+
+  public func save(_ entry: MoodEntry, outbox row: OutboxRow, awaitingHealthSample: Bool) throws {
     if let error = failNextSave.withLock({ error in
       defer { error = nil }
       return error
@@ -118,6 +124,27 @@ public final class InMemoryMoodRepository: MoodRepository {
       state.saves += 1
       state.entries[entry.id] = entry
       state.saveOrder[entry.id] = state.saves
+      if awaitingHealthSample, state.awaitingHealthSample[entry.id] == nil {
+        state.awaitingHealthSample[entry.id] = state.saves
+      }
+    }
+  }
+
+  public func entriesAwaitingHealthSample(userID: String, limit: Int) -> [MoodEntry] {
+    let state = state.current
+    return state.awaitingHealthSample.sorted { $0.value < $1.value }
+      .compactMap { state.entries[$0.key].flatMap { $0.userID == userID ? $0 : nil } }
+      .prefix(max(0, limit)).map { $0 }
+  }
+
+  public func confirmHealthSamples(_ entries: [MoodEntry]) {
+    state.withLock { state in
+      for entry in entries {
+        guard let current = state.entries[entry.id],
+          StateOfMindSample(mirroring: current) == StateOfMindSample(mirroring: entry)
+        else { continue }
+        state.awaitingHealthSample[entry.id] = nil
+      }
     }
   }
 

@@ -4,6 +4,16 @@ import Foundation
 public protocol MoodRepository: Sendable {
   /// Inserts or replaces the entry and enqueues its outbox row in one transaction.
   func save(_ entry: MoodEntry, outbox row: OutboxRow) async throws
+  /// Saves like `save(_:outbox:)`; with `awaitingHealthSample`, the same transaction
+  /// notes that the health store owes the entry a sample, so a crash before the store's
+  /// write (which cannot share this transaction: HealthKit is another database) is
+  /// found and repaired on relaunch.
+  func save(_ entry: MoodEntry, outbox row: OutboxRow, awaitingHealthSample: Bool) async throws
+  /// Entries saved `awaitingHealthSample` whose sample is not yet confirmed.
+  func entriesAwaitingHealthSample(userID: String, limit: Int) async throws -> [MoodEntry]
+  /// The health store holds these entries' samples as read: their notes go, unless the
+  /// entry changed since (a newer save owes a newer sample).
+  func confirmHealthSamples(_ entries: [MoodEntry]) async throws
   func entry(id: UUID, userID: String) async throws -> MoodEntry?
   /// Daily moods whose day lies in `days`, ascending by day.
   func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry]

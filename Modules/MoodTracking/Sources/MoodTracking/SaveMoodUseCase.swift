@@ -100,10 +100,10 @@ public struct SaveMoodUseCase: Sendable {
       updated.notes = draft.notes
       updated.updatedAt = now
       updated.syncStatus = .pending
-      try await write(updated, operation: .update)
+      try await write(updated, operation: .update, mirrored: true)
       result = .updated(updated)
     } else {
-      try await write(draft, operation: .create)
+      try await write(draft, operation: .create, mirrored: true)
       result = .created(draft)
     }
     await mirror(result.entry)
@@ -125,7 +125,8 @@ public struct SaveMoodUseCase: Sendable {
         id: sample.id, userID: userID, date: sample.date, day: day, score: score, valence: sample.valence,
         labels: sample.labels, associations: sample.associations, kind: sample.kind, source: .healthStore,
         createdAt: clock.now, updatedAt: sample.updatedAt)
-      try await write(entry, operation: .create)
+      // The store holds this sample already.
+      try await write(entry, operation: .create, mirrored: false)
       return .created(entry)
     }
     var incoming = entry
@@ -149,22 +150,63 @@ public struct SaveMoodUseCase: Sendable {
     incoming.updatedAt = sample.updatedAt
     incoming.syncStatus = .pending
     entry = incoming
-    try await write(entry, operation: .update)
-    if entry.id != sample.id { await mirror(entry) }
+    // Another daily mood of the day took the sample's content: its own sample must follow.
+    let mirrored = entry.id != sample.id
+    try await write(entry, operation: .update, mirrored: mirrored)
+    if mirrored { await mirror(entry) }
     return .updated(entry)
   }
 
-  private func write(_ entry: MoodEntry, operation: OutboxOperation) async throws(MoodError) {
+  /// `mirrored`: the entry goes to the health store next, so its save notes the sample
+  /// owed (when there is a store) in the same transaction.
+  private func write(_ entry: MoodEntry, operation: OutboxOperation, mirrored: Bool) async throws(MoodError) {
     let row = OutboxRow.mood(entry, operation: operation, id: makeID(), now: clock.now)
-    try await storage { try await repository.save(entry, outbox: row) }
+    let owed = mirrored && healthStore != nil
+    try await storage { try await repository.save(entry, outbox: row, awaitingHealthSample: owed) }
   }
 
-  /// Local first: the entry is saved whatever the health store says; a failed mirror
-  /// is repaired by the next import, where the newer entry wins.
+  /// Local first: the entry is saved whatever the health store says. A mirror that
+  /// failed or never ran (the process died between the two writes) is still owed by the
+  /// entry's note, and `repairHealthMirror` writes it.
   private func mirror(_ entry: MoodEntry) async {
     guard let healthStore else { return }
     try? await healthStore.save(StateOfMindSample(mirroring: entry), userID: entry.userID)
   }
+
+  /// Writes the samples the health store still owes the user's entries (run at launch):
+  /// each entry as it is now, unless the store holds it already or a newer change of
+  /// it, which the next import brings in instead. Returns how many samples were written.
+  @discardableResult
+  public func repairHealthMirror() async throws(MoodError) -> Int {
+    guard let userID = currentUser() else { throw .userNotAuthenticated }
+    guard let healthStore else { return 0 }
+    var written = 0
+    var previous: Set<UUID> = []
+    while true {
+      let owed = try await storage {
+        try await repository.entriesAwaitingHealthSample(userID: userID, limit: Self.repairBatch)
+      }
+      // The same batch again means its notes stayed (its entries keep changing under
+      // the repair); their own saves mirror them, so stop rather than loop.
+      let ids = Set(owed.map(\.id))
+      if owed.isEmpty || ids == previous { return written }
+      previous = ids
+      for entry in owed {
+        // The store's sample of the entry, if any, is dated like the entry.
+        let around = DateInterval(start: entry.date, duration: 1)
+        let existing = try await storage { try await healthStore.samples(userID: userID, in: around) }
+          .first { $0.id == entry.id }
+        let sample = StateOfMindSample(mirroring: entry)
+        if existing.map({ $0 != sample && $0.updatedAt <= entry.updatedAt }) ?? true {
+          try await storage { try await healthStore.save(sample, userID: userID) }
+          written += 1
+        }
+      }
+      try await storage { try await repository.confirmHealthSamples(owed) }
+    }
+  }
+
+  static let repairBatch = 200
 }
 
 /// Runs a port call, turning any failure that is not already a `MoodError` into

@@ -7,6 +7,7 @@ import MoodTracking
 public enum MoodSchema {
   public static let progressEntriesMigration = "v1_progressEntries"
   public static let moodEntriesMigration = "v2_moodEntries"
+  public static let healthSamplesOwedMigration = "v3_healthSamplesOwed"
 
   /// `legacyTimeZone` places legacy progress rows, which stored instants, on the user's
   /// calendar days; the device's zone is the best guess for data written on it.
@@ -34,6 +35,27 @@ public enum MoodSchema {
     migrator.registerMigration(moodEntriesMigration) { db in
       try createMoodTables(db)
       try convertLegacyMoodScores(db, timeZone: legacyTimeZone)
+    }
+    migrator.registerMigration(healthSamplesOwedMigration) { db in
+      // Entries whose health sample a save promised and no store has confirmed yet,
+      // noted in the entry's transaction so a crash before the sample is repaired
+      // (see `HealthSamplesOwed`). Databases migrated before it run it after the app's
+      // later migrations; it depends on nothing but the mood tables.
+      // User entries saved before it whose sample is missing here were lost that way:
+      // they are noted too, so the first launch repairs them.
+      try db.execute(
+        sql: """
+          CREATE TABLE health_samples_owed (
+            user_id TEXT NOT NULL,
+            entry_id TEXT NOT NULL REFERENCES mood_entries(id) ON DELETE CASCADE,
+            PRIMARY KEY (user_id, entry_id)
+          ) WITHOUT ROWID;
+          CREATE INDEX health_samples_owed_by_entry ON health_samples_owed(entry_id);
+          INSERT INTO health_samples_owed (user_id, entry_id)
+            SELECT e.user_id, e.id FROM mood_entries e
+            WHERE e.source = 'userEntry' AND NOT EXISTS (
+              SELECT 1 FROM state_of_mind_samples s WHERE s.user_id = e.user_id AND s.id = e.id);
+          """)
     }
   }
 
@@ -177,7 +199,10 @@ public enum MoodSchema {
       let legacyID: String = row["id"]
       let userID: String = row["user_id"]
       let (date, day) = legacyMoment(row["date"], calendar: calendar)
-      let score = min(max(Int((row["quantity"] as Double).rounded()), 1), 10)
+      // Scores were meant to be 1…10 and are clamped there; a quantity that is no
+      // number (NaN, text, an infinity) is left unconverted rather than trapping the
+      // launch, as `Int(_:)` of it would.
+      guard let score = legacyScore(row["quantity"]) else { continue }
       let rawNotes: String? = row["notes"]
       let notes: String?
       do {
@@ -210,6 +235,13 @@ public enum MoodSchema {
       created += 1
     }
     return created
+  }
+
+  /// The 1…10 score of a legacy quantity; nil when it is not a finite number.
+  static func legacyScore(_ value: DatabaseValue) -> Int? {
+    guard let quantity = Double.fromDatabaseValue(value), quantity.isFinite else { return nil }
+    // Clamped before converting, so the conversion cannot overflow.
+    return Int(min(max(quantity, 1), 10).rounded())
   }
 
   /// A legacy date is either a day (`YYYY-MM-DD`, already the user's day) or an instant.

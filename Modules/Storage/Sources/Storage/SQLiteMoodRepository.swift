@@ -13,9 +13,35 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func save(_ entry: MoodEntry, outbox row: OutboxRow) async throws {
+    try await save(entry, outbox: row, awaitingHealthSample: false)
+  }
+
+  public func save(_ entry: MoodEntry, outbox row: OutboxRow, awaitingHealthSample: Bool) async throws {
     try await writer.write { db in
       try MoodRows.upsert(entry, in: db)
       try OutboxRows.enqueue(row, in: db)
+      if awaitingHealthSample { try HealthSamplesOwed.note(entry, in: db) }
+    }
+  }
+
+  public func entriesAwaitingHealthSample(userID: String, limit: Int) async throws -> [MoodEntry] {
+    try await writer.read { db in
+      try MoodRows.fetchAll(
+        db,
+        sql: """
+          SELECT \(MoodRows.columns) FROM mood_entries
+          WHERE id IN (SELECT entry_id FROM health_samples_owed WHERE user_id = ?) AND user_id = ?
+          ORDER BY id LIMIT ?
+          """, arguments: [userID, userID, max(0, limit)])
+    }
+  }
+
+  public func confirmHealthSamples(_ entries: [MoodEntry]) async throws {
+    guard !entries.isEmpty else { return }
+    try await writer.write { db in
+      for entry in entries {
+        try HealthSamplesOwed.confirm(StateOfMindSample(mirroring: entry), userID: entry.userID, in: db)
+      }
     }
   }
 

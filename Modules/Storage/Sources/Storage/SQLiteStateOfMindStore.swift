@@ -3,15 +3,33 @@ import GRDB
 import MoodTracking
 
 /// The local state-of-mind store that stands in for HealthKit off Apple platforms.
+/// It lives in the app's database, so opening it repairs what a crash cut short.
 public final class SQLiteStateOfMindStore: StateOfMindStore {
   private let writer: any DatabaseWriter
 
+  /// Opening the store writes the samples saves promised and a crash lost (see
+  /// `repairOwedSamples`). Best effort, so that opening the app never fails on it: the
+  /// notes stay and the next open tries again.
   public init(writer: any DatabaseWriter) {
     self.writer = writer
+    _ = try? repairOwedSamples()
+  }
+
+  /// Writes the samples owed to entries (saved, then the process died before their
+  /// sample); returns how many were owed.
+  @discardableResult
+  public func repairOwedSamples() throws -> Int {
+    let owed = try writer.read { db in
+      try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM health_samples_owed)") ?? false
+    }
+    guard owed else { return 0 }
+    return try writer.write { db in try HealthSamplesOwed.repairLocalStore(in: db) }
   }
 
   public func save(_ sample: StateOfMindSample, userID: String) async throws {
     try await writer.write { db in
+      // Same database as the entries: the sample and the end of its note in one go.
+      try HealthSamplesOwed.confirm(sample, userID: userID, in: db)
       try db.cachedStatement(
         sql: """
           INSERT INTO state_of_mind_samples

@@ -15,14 +15,26 @@ public final class WellflowDatabase: Sendable {
   }
 
   /// Opens (or creates) the database in `directory`; `relaunch` reopens the same file.
+  ///
+  /// Several processes may open the same new directory at once (`wellflow run` in
+  /// parallel). GRDB's migrator reads which migrations are applied outside the
+  /// transaction that applies each one, so two processes could both create the first
+  /// table; creating the file, switching it to WAL and migrating therefore happen under
+  /// an exclusive lock on `lockFileName` beside it: the second process waits, then finds
+  /// every migration applied.
   public static func open(directory: URL, legacyTimeZone: TimeZone = .current) throws -> WellflowDatabase {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    var configuration = Configuration()
-    configuration.busyMode = .timeout(5)
-    let pool = try DatabasePool(
-      path: directory.appendingPathComponent(fileName).path, configuration: configuration)
-    return try WellflowDatabase(writer: pool, legacyTimeZone: legacyTimeZone)
+    return try FileLock.exclusively(directory.appendingPathComponent(lockFileName)) {
+      var configuration = Configuration()
+      configuration.busyMode = .timeout(5)
+      let pool = try DatabasePool(
+        path: directory.appendingPathComponent(fileName).path, configuration: configuration)
+      return try WellflowDatabase(writer: pool, legacyTimeZone: legacyTimeZone)
+    }
   }
+
+  /// The empty file whose lock serializes opening (see `open`); deleting it is harmless.
+  public static let lockFileName = "wellflow.sqlite.lock"
 
   /// A private in-memory database, for tests and benchmarks.
   public static func inMemory() throws -> WellflowDatabase {

@@ -4,12 +4,51 @@ import MoodTracking
 
 /// Brings mood scores another device sent to the backend into this one: each becomes
 /// an entry with source `backend`, once (deduplicated by backend id and by the
-/// client id the sender gave).
+/// client id the sender gave). A row this app could never have sent (a score outside
+/// 1…10 or not whole, a date it cannot read) is skipped and reported, never stored:
+/// the backend accepts any quantity ≥ 0, and one bad row must not stop every sync.
 public struct MoodPull: Sendable {
   public let api: any ProgressAPI
   public let repository: any MoodRepository
   public let clock: any FlowClock
   public static let pageSize = 100
+
+  /// What a pull did.
+  public struct Report: Sendable, Hashable {
+    /// Entries that were new here.
+    public var imported = 0
+    /// Rows left out because they are not a mood this app can hold.
+    public var skippedCount = 0
+    /// The first few of them (up to `maxSkipsKept`), for a message or a log.
+    public var skipped: [Skip] = []
+    /// The passing failure (timeout, 5xx, garbage) that ended the pull early; what was
+    /// imported before it stays, and the rest arrives on a later pull.
+    public var error: ProgressAPIError?
+
+    public init() {}
+
+    mutating func skip(_ skip: Skip) {
+      skippedCount += 1
+      if skipped.count < MoodPull.maxSkipsKept { skipped.append(skip) }
+    }
+  }
+
+  /// One row the pull left out, and why.
+  public struct Skip: Sendable, Hashable, CustomStringConvertible {
+    /// The backend's id, when the row could be read that far.
+    public var backendID: String?
+    public var reason: String
+
+    public init(backendID: String?, reason: String) {
+      self.backendID = backendID
+      self.reason = reason
+    }
+
+    public var description: String { "\(backendID ?? "a row"): \(reason)" }
+  }
+
+  /// A hostile backend can send any number of bad rows; the report keeps this many.
+  public static let maxSkipsKept = 20
 
   public init(api: any ProgressAPI, repository: any MoodRepository, clock: any FlowClock) {
     self.api = api
@@ -17,47 +56,95 @@ public struct MoodPull: Sendable {
     self.clock = clock
   }
 
-  /// Returns how many entries were new.
-  public func run(userID: String) async throws -> Int {
-    var imported = 0
+  /// Pulls every page; a permanent refusal of the list (a 400) throws.
+  public func run(userID: String) async throws -> Report {
+    var report = Report()
     var offset = 0
     while true {
-      let page = try await api.listProgress(
-        ListQuery(type: "mood_score", limit: Self.pageSize, offset: offset))
+      let page: Page<ProgressRecord>
+      switch await fetchPage(at: offset) {
+      case .success(let fetched): page = fetched
+      case .failure(let error) where error.isTransient:
+        report.error = error
+        return report
+      case .failure(let error): throw error
+      }
+      for reason in page.skipped { report.skip(Skip(backendID: nil, reason: reason)) }
       for record in page.entries {
-        if let entry = try await entry(for: record, userID: userID),
-          try await repository.importFromBackend(entry)
-        {
-          imported += 1
+        switch try await entry(for: record, userID: userID) {
+        case .new(let entry):
+          if try await repository.importFromBackend(entry) { report.imported += 1 }
+        case .known:
+          break
+        case .invalid(let reason):
+          report.skip(Skip(backendID: record.id.isEmpty ? nil : record.id, reason: reason))
         }
       }
-      offset += page.entries.count
-      if page.entries.isEmpty || offset >= page.total { return imported }
+      // Unreadable rows count too, or a page of them would end the pull early.
+      offset += page.rowCount
+      if page.rowCount == 0 || offset >= page.total { return report }
     }
   }
 
-  /// The entry for a record this device does not have yet; nil for its own rows.
-  func entry(for record: ProgressRecord, userID: String) async throws -> MoodEntry? {
-    if let entryID = record.entryID.flatMap(UUID.init(uuidString:)),
-      try await repository.entry(id: entryID, userID: userID) != nil
-    {
-      return nil
+  private func fetchPage(at offset: Int) async -> Result<Page<ProgressRecord>, ProgressAPIError> {
+    do {
+      return .success(
+        try await api.listProgress(ListQuery(type: "mood_score", limit: Self.pageSize, offset: offset)))
+    } catch {
+      return .failure(error)
     }
-    guard let date = Self.date(of: record, calendar: clock.calendar) else { return nil }
-    let score = min(
-      max(Int(record.quantity.rounded()), MoodLimits.scores.lowerBound), MoodLimits.scores.upperBound)
+  }
+
+  enum Pulled: Equatable {
+    case new(MoodEntry)
+    /// One of this device's own rows, or one already pulled.
+    case known
+    case invalid(String)
+  }
+
+  /// The entry for a record this device does not have yet.
+  func entry(for record: ProgressRecord, userID: String) async throws -> Pulled {
+    guard !record.id.isEmpty else { return .invalid("no backend id") }
+    guard record.type == "mood_score" else { return .invalid("type \(record.type), not mood_score") }
+    guard let score = Self.score(record.quantity) else {
+      return .invalid("quantity \(record.quantity) is not a score in \(MoodLimits.scores)")
+    }
+    let entryID = record.entryID.flatMap(UUID.init(uuidString:))
+    if let entryID, try await repository.entry(id: entryID, userID: userID) != nil {
+      return .known
+    }
+    guard let date = Self.date(of: record, calendar: clock.calendar) else {
+      return .invalid("date \(record.loggedAt ?? record.date) cannot be read")
+    }
+    // A day past tomorrow is no device's "now", in any time zone.
+    guard date >= Self.earliest, date < clock.now.addingTimeInterval(2 * 86_400) else {
+      return .invalid("date \(record.loggedAt ?? record.date) is out of range")
+    }
     let notes = try? MoodLimits.normalizedNotes(record.notes)
     let day = MoodDay(date, in: clock.calendar)
     // The day's daily mood may already exist here; the backend's then counts as a moment.
     let kind: MoodKind =
       try await repository.dailyMood(userID: userID, day: day) == nil ? .dailyMood : .momentaryEmotion
     let now = clock.now
-    return MoodEntry(
-      id: record.entryID.flatMap(UUID.init(uuidString:)) ?? UUID(), userID: userID, date: date, day: day,
-      score: score, valence: try MoodTranslation.valence(forScore: score),
-      labels: try MoodTranslation.labels(forScore: score, notes: notes ?? nil), notes: notes ?? nil,
-      kind: kind, source: .backend, createdAt: now, updatedAt: now, backendID: record.id, syncStatus: .synced)
+    return .new(
+      MoodEntry(
+        id: entryID ?? UUID(), userID: userID, date: date, day: day, score: score,
+        valence: try MoodTranslation.valence(forScore: score),
+        labels: try MoodTranslation.labels(forScore: score, notes: notes ?? nil), notes: notes ?? nil,
+        kind: kind, source: .backend, createdAt: now, updatedAt: now, backendID: record.id,
+        syncStatus: .synced
+      ))
   }
+
+  /// The score a quantity is, if it is one: whole and in 1…10. `Int(exactly:)` is nil
+  /// for NaN, infinities, fractions and anything past Int, so nothing here can trap.
+  static func score(_ quantity: Double) -> Int? {
+    guard let score = Int(exactly: quantity), MoodLimits.scores.contains(score) else { return nil }
+    return score
+  }
+
+  /// 1970-01-01: no mood of this app is older.
+  static let earliest = Date(timeIntervalSince1970: 0)
 
   /// The instant it was logged, else noon of its day in the user's zone.
   static func date(of record: ProgressRecord, calendar: Calendar) -> Date? {

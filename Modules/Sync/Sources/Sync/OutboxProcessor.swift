@@ -61,6 +61,9 @@ public struct SyncReport: Sendable, Hashable {
   public var untried = 0
   /// Why the pass stopped early, if it did.
   public var stop: Stop?
+  /// When the backend asked for no request before (a 429's `Retry-After`), if it did:
+  /// a sync that ignores the rows' own backoff still waits for this.
+  public var notBefore: Date?
 
   public init() {}
 }
@@ -115,7 +118,7 @@ public final class OutboxProcessor: Sendable {
     }
     let rows = try await outbox.pending(
       userID: userID, dueAt: ignoringBackoff ? nil : clock.now, limit: limit)
-    let stop = Locked<SyncReport.Stop?>(nil)
+    let stop = Locked<(reason: SyncReport.Stop?, notBefore: Date?)>((nil, nil))
     var pending = rows[...]
     try await withThrowingTaskGroup(of: Outcome.self) { group in
       for _ in 0..<concurrency {
@@ -132,16 +135,18 @@ public final class OutboxProcessor: Sendable {
         if let row = pending.popFirst() { group.addTask { try await self.process(row, stop: stop) } }
       }
     }
-    report.stop = stop.current
+    (report.stop, report.notBefore) = stop.current
     return report
   }
 
   enum Outcome { case synced, failed, retrying, untried }
 
-  private func process(_ row: OutboxRow, stop: Locked<SyncReport.Stop?>) async throws -> Outcome {
-    if stop.current != nil { return .untried }
+  private func process(_ row: OutboxRow, stop: Locked<(reason: SyncReport.Stop?, notBefore: Date?)>)
+    async throws -> Outcome
+  {
+    if stop.current.reason != nil { return .untried }
     guard connectivity.isOnline else {
-      stop.withLock { $0 = $0 ?? .offline }
+      stop.withLock { $0.reason = $0.reason ?? .offline }
       return .untried
     }
     do {
@@ -151,20 +156,29 @@ public final class OutboxProcessor: Sendable {
       return .synced
     } catch let error as ProgressAPIError {
       if error == .offline {
-        stop.withLock { $0 = $0 ?? .offline }
+        stop.withLock { $0.reason = $0.reason ?? .offline }
         return .untried
       }
-      if error.isTransient {
-        let delay = policy.delay(afterAttempts: row.attempts, random: random())
-        try await outbox.scheduleRetry(
-          id: row.id, at: clock.now.addingTimeInterval(delay), reason: error.description)
-        if error.endsPass { stop.withLock { $0 = $0 ?? .backendUnavailable(error.description) } }
-        record("sync_failed", row, ["error": .string(error.code), "permanent": .bool(false)])
-        return .retrying
+      guard error.isTransient else {
+        try await outbox.markFailed(id: row.id, reason: error.description)
+        record("sync_failed", row, ["error": .string(error.code), "permanent": .bool(true)])
+        return .failed
       }
-      try await outbox.markFailed(id: row.id, reason: error.description)
-      record("sync_failed", row, ["error": .string(error.code), "permanent": .bool(true)])
-      return .failed
+      // The server's Retry-After is the least wait; the backoff may ask for more.
+      let delay = max(policy.delay(afterAttempts: row.attempts, random: random()), error.retryAfter ?? 0)
+      let next = clock.now.addingTimeInterval(delay)
+      try await outbox.scheduleRetry(id: row.id, at: next, reason: error.description)
+      if error.endsPass {
+        stop.withLock { state in
+          state.reason = state.reason ?? .backendUnavailable(error.description)
+          if let retryAfter = error.retryAfter {
+            let asked = clock.now.addingTimeInterval(retryAfter)
+            state.notBefore = max(state.notBefore ?? asked, asked)
+          }
+        }
+      }
+      record("sync_failed", row, ["error": .string(error.code), "permanent": .bool(false)])
+      return .retrying
     }
   }
 

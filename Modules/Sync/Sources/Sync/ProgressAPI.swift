@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// A progress row as the backend returns it (SPEC §3). `loggedAt` and `entryID` are
 /// the instant and client id the row was sent with, when the client gave them.
 public struct ProgressRecord: Sendable, Hashable, Codable {
@@ -70,12 +74,68 @@ public struct Page<Item: Sendable & Codable>: Sendable, Codable {
   public var total: Int
   public var limit: Int
   public var offset: Int
+  /// Why each entry of the page that could not be read was left out of `entries`: one
+  /// bad row (a number JSON cannot hold, a missing field) must not hide the rest.
+  public var skipped: [String]
 
-  public init(entries: [Item], total: Int, limit: Int, offset: Int) {
+  public init(entries: [Item], total: Int, limit: Int, offset: Int, skipped: [String] = []) {
     self.entries = entries
     self.total = total
     self.limit = limit
     self.offset = offset
+    self.skipped = skipped
+  }
+
+  /// Rows the page held, read or not: what the next page's offset moves by.
+  public var rowCount: Int { entries.count + skipped.count }
+
+  enum CodingKeys: String, CodingKey {
+    case entries, total, limit, offset
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    let rows = try container.decode([Lossy].self, forKey: .entries)
+    entries = rows.compactMap { try? $0.result.get() }
+    skipped = rows.compactMap { row in
+      guard case .failure(let error) = row.result else { return nil }
+      return Self.reason(error)
+    }
+    total = try container.decode(Int.self, forKey: .total)
+    limit = try container.decode(Int.self, forKey: .limit)
+    offset = try container.decode(Int.self, forKey: .offset)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(entries, forKey: .entries)
+    try container.encode(total, forKey: .total)
+    try container.encode(limit, forKey: .limit)
+    try container.encode(offset, forKey: .offset)
+  }
+
+  private struct Lossy: Decodable {
+    var result: Result<Item, any Error>
+
+    init(from decoder: any Decoder) throws {
+      do {
+        result = .success(try Item(from: decoder))
+      } catch {
+        result = .failure(error)
+      }
+    }
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    switch error as? DecodingError {
+    case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+      let field = context.codingPath.last?.stringValue ?? "row"
+      return "unreadable \(field): \(context.debugDescription)"
+    case .keyNotFound(let key, _):
+      return "missing \(key.stringValue)"
+    default:
+      return "unreadable row: \(error)"
+    }
   }
 }
 
@@ -109,37 +169,145 @@ public struct ListQuery: Sendable, Hashable {
 }
 
 /// Why a request failed, with the server's own message where it sent one.
-public enum ProgressAPIError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// 400: the request is wrong and sending it again will not help.
+///
+/// How an answer is classified, in one place (`classify(status:body:retryAfter:)` for
+/// HTTP answers, `transportError` in the client for the rest, `isTransient` and
+/// `endsPass` for what the outbox does):
+///
+/// | answer                                          | error          | outbox row                 |
+/// |-------------------------------------------------|----------------|----------------------------|
+/// | 400, 422 with the error envelope                | `badRequest`   | failed (never retried)     |
+/// | 404 with the envelope                           | `notFound`     | failed (PUT → POST again,  |
+/// |                                                 |                | DELETE → already gone)     |
+/// | 409 with the envelope                           | `conflict`     | failed                     |
+/// | 401, 403                                        | `unauthorized` | pending, ends the pass     |
+/// | 429                                             | `rateLimited`  | pending ≥ Retry-After, ends the pass |
+/// | 5xx                                             | `server`       | pending ≥ Retry-After      |
+/// | 2xx whose body is not the contract (a captive   | `unexpected`   | pending, ends the pass     |
+/// | portal's HTML, a truncated or empty body)       |                |                            |
+/// | any other status, or a 4xx above without the    | `unexpected`   | pending                    |
+/// | envelope (a proxy's page is not our refusal)    |                |                            |
+/// | no whole answer within the deadline             | `timeout`      | pending, ends the pass     |
+/// | connection refused or reset                     | `unreachable`  | pending, ends the pass     |
+/// | no network                                      | `offline`      | untouched, ends the pass   |
+///
+/// Only a refusal the backend itself wrote is permanent: anything else may be a
+/// middlebox, an outage or a bad moment, and parking a row as failed loses the change.
+/// 401/403 stay transient (as before) because credentials get fixed without the row
+/// changing; they end the pass so one bad token does not cost a request per row.
+public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// 400 or 422 with the error envelope: the request is wrong and sending it again will not help.
   case badRequest(String)
-  /// 401: the API key or token is missing, expired or forged.
+  /// 401 or 403: the API key or token is missing, expired or forged.
   case unauthorized(String)
-  /// 404: no such row for this user.
+  /// 404 with the error envelope: no such row for this user.
   case notFound(String)
-  /// 5xx: the server failed; worth trying again later.
-  case server(status: Int, message: String)
-  /// No answer within the timeout.
+  /// 409 with the error envelope: the backend refuses the change as it stands.
+  case conflict(String)
+  /// 429: too many requests; `retryAfter` is the server's `Retry-After` in seconds, if it gave one.
+  case rateLimited(message: String, retryAfter: TimeInterval? = nil)
+  /// 5xx: the server failed; worth trying again later, not before `retryAfter` if it gave one.
+  case server(status: Int, message: String, retryAfter: TimeInterval? = nil)
+  /// No whole answer within the request deadline.
   case timeout
   /// The device has no network (or the runner's `network: offline`).
   case offline
   /// Nothing answered at the address (server down, connection refused or reset).
   case unreachable(String)
-  /// Any other status, or a body that is not the contract's.
+  /// Any other status, or a body that is not the contract's (status 0: no HTTP answer at all).
   case unexpected(status: Int, message: String)
 
   /// Whether a later attempt may succeed without the request changing.
   public var isTransient: Bool {
     switch self {
-    case .server, .timeout, .offline, .unreachable, .unauthorized: true
-    case .badRequest, .notFound, .unexpected: false
+    case .badRequest, .notFound, .conflict: false
+    case .unauthorized, .rateLimited, .server, .timeout, .offline, .unreachable, .unexpected: true
     }
   }
 
-  /// Whether the backend is out of reach, so the rest of a pass would fail the same way.
+  /// Whether the backend is out of reach (or not answering as itself), so the rest of a
+  /// pass would fail the same way.
   public var endsPass: Bool {
     switch self {
-    case .timeout, .offline, .unreachable, .unauthorized: true
-    case .server, .badRequest, .notFound, .unexpected: false
+    case .timeout, .offline, .unreachable, .unauthorized, .rateLimited: true
+    // A 2xx that is not our JSON is a captive portal or a proxy: every row would get it.
+    case .unexpected(let status, _): (200..<300).contains(status)
+    case .server, .badRequest, .notFound, .conflict: false
+    }
+  }
+
+  /// The least the server asked to wait before the next request, if it said; always
+  /// within 0…`maxRetryAfter`, whatever the case was built with.
+  public var retryAfter: TimeInterval? {
+    switch self {
+    case .rateLimited(_, let retryAfter?), .server(_, _, let retryAfter?):
+      retryAfter.isNaN ? nil : min(max(retryAfter, 0), Self.maxRetryAfter)
+    default: nil
+    }
+  }
+
+  /// The error for an HTTP answer whose status the request did not expect. `retryAfter`
+  /// is the parsed `Retry-After` header (see `retryAfter(header:serverDate:now:)`).
+  public static func classify(status: Int, body: Data, retryAfter: TimeInterval? = nil) -> ProgressAPIError {
+    let refusal = Refusal(body)
+    let message = refusal?.message ?? HTTPURLResponse.localizedString(forStatusCode: status)
+    switch (status, refusal) {
+    case (400, _?), (422, _?): return .badRequest(message)
+    case (404, _?): return .notFound(message)
+    case (409, _?): return .conflict(message)
+    case (401, _), (403, _): return .unauthorized(message)
+    case (429, _): return .rateLimited(message: message, retryAfter: retryAfter)
+    case (500...599, _): return .server(status: status, message: message, retryAfter: retryAfter)
+    default:
+      return .unexpected(
+        status: status, message: refusal == nil ? "\(message) (not the backend's error envelope)" : message)
+    }
+  }
+
+  /// A `Retry-After` value in seconds: delta-seconds, or an HTTP-date measured from the
+  /// server's own `Date` header when it sent one (so a skewed device clock does not
+  /// matter), else from `now`. Capped at a day, so a broken or hostile header cannot
+  /// park the outbox for ever; nil when absent or unreadable.
+  public static func retryAfter(header: String?, serverDate: String? = nil, now: Date = Date())
+    -> TimeInterval?
+  {
+    guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+    let seconds: TimeInterval
+    if text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+      // Digits only; too many to fit an Int is "very long", which the cap handles.
+      seconds = Int(text).map(TimeInterval.init) ?? .greatestFiniteMagnitude
+    } else if let date = httpDate(text) {
+      seconds = date.timeIntervalSince(serverDate.flatMap(httpDate) ?? now)
+    } else {
+      return nil
+    }
+    return min(max(seconds, 0), maxRetryAfter)
+  }
+
+  /// The longest `Retry-After` honoured.
+  public static let maxRetryAfter: TimeInterval = 86_400
+
+  private static func httpDate(_ text: String) -> Date? {
+    // IMF-fixdate, the form servers send (RFC 9110 §5.6.7).
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+    return formatter.date(from: text)
+  }
+
+  /// The backend's error envelope `{"error":{"message","code"}}`; nil for anything else.
+  private struct Refusal: Decodable {
+    struct Detail: Decodable {
+      var message: String
+      var code: String
+    }
+    var error: Detail
+    var message: String { error.message }
+
+    init?(_ body: Data) {
+      guard let envelope = try? JSONDecoder().decode(Refusal.self, from: body) else { return nil }
+      self = envelope
     }
   }
 
@@ -149,6 +317,8 @@ public enum ProgressAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     case .badRequest: "bad_request"
     case .unauthorized: "unauthorized"
     case .notFound: "not_found"
+    case .conflict: "conflict"
+    case .rateLimited: "rate_limited"
     case .server: "server_error"
     case .timeout: "timeout"
     case .offline: "offline"
@@ -162,7 +332,11 @@ public enum ProgressAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     case .badRequest(let message): "the backend refused the request (400): \(message)"
     case .unauthorized(let message): "the backend refused the credentials (401): \(message)"
     case .notFound(let message): "the backend has no such row (404): \(message)"
-    case .server(let status, let message): "the backend failed (\(status)): \(message)"
+    case .conflict(let message): "the backend refused the change (409): \(message)"
+    case .rateLimited(let message, _):
+      "the backend asked to slow down (429)"
+        + (retryAfter.map { ", retry after \(Int(exactly: $0.rounded(.up)) ?? 0) s" } ?? "") + ": \(message)"
+    case .server(let status, let message, _): "the backend failed (\(status)): \(message)"
     case .timeout: "the backend did not answer in time"
     case .offline: "the device is offline"
     case .unreachable(let message): "the backend cannot be reached: \(message)"

@@ -32,6 +32,9 @@ public struct SyncService: Sendable {
   public let concurrency: Int
   public let random: @Sendable () -> Double
   public let analytics: any AnalyticsSink
+  /// The backend's last `Retry-After` for the whole pass (a 429), shared by copies of
+  /// the service: a sync before it sends nothing, even one ignoring the rows' backoff.
+  private let backendNotBefore = Locked<Date?>(nil)
 
   public init(
     connector: any BackendConnector, outbox: any Outbox, moods: any MoodRepository, clock: any FlowClock,
@@ -55,14 +58,27 @@ public struct SyncService: Sendable {
     public var push: SyncReport
     /// Entries other devices sent that are new here.
     public var pulled: Int
+    /// Backend rows the pull left out (out-of-range scores, unreadable dates) and why.
+    public var pullSkipped: [MoodPull.Skip] = []
+    public var pullSkippedCount = 0
+    /// Why the pull did not run to the end, when a passing failure stopped it.
+    public var pullError: ProgressAPIError?
   }
 
   /// Tries every pending row once (with `ignoringBackoff`, even those still waiting),
-  /// then pulls. Offline, nothing is sent and nothing is pulled.
+  /// then pulls. Offline, nothing is sent and nothing is pulled; while the backend's
+  /// `Retry-After` runs, neither.
   public func sync(userID: String, ignoringBackoff: Bool = true) async throws -> Result {
+    var report = SyncReport()
     guard connectivity.isOnline else {
-      var report = SyncReport()
       report.stop = .offline
+      report.untried = try await outbox.pendingCount(userID: userID)
+      return Result(push: report, pulled: 0)
+    }
+    if let notBefore = backendNotBefore.current, clock.now < notBefore {
+      report.stop = .backendUnavailable(
+        "the backend asked to wait until \(notBefore.formatted(.iso8601)) (429)")
+      report.notBefore = notBefore
       report.untried = try await outbox.pendingCount(userID: userID)
       return Result(push: report, pulled: 0)
     }
@@ -70,16 +86,19 @@ public struct SyncService: Sendable {
     let processor = OutboxProcessor(
       outbox: outbox, api: api, clock: clock, connectivity: connectivity, policy: policy,
       concurrency: concurrency, random: random, analytics: analytics)
-    let report = try await processor.run(userID: userID, ignoringBackoff: ignoringBackoff)
+    report = try await processor.run(userID: userID, ignoringBackoff: ignoringBackoff)
+    backendNotBefore.withLock { $0 = report.notBefore }
     guard report.stop == nil else { return Result(push: report, pulled: 0) }
-    let pulled: Int
-    do {
-      pulled = try await MoodPull(api: api, repository: moods, clock: clock).run(userID: userID)
-    } catch let error as ProgressAPIError where error.isTransient {
-      // The push went through; what others sent arrives on a later sync.
-      pulled = 0
+    let pull = try await MoodPull(api: api, repository: moods, clock: clock).run(userID: userID)
+    if let error = pull.error, error.endsPass, let retryAfter = error.retryAfter {
+      backendNotBefore.withLock { $0 = clock.now.addingTimeInterval(retryAfter) }
     }
-    return Result(push: report, pulled: pulled)
+    // A passing failure of the pull is reported, not thrown: the push went through.
+    var result = Result(push: report, pulled: pull.imported)
+    result.pullSkipped = pull.skipped
+    result.pullSkippedCount = pull.skippedCount
+    result.pullError = pull.error
+    return result
   }
 
   /// The user's rows on the backend (the backend's own count, whatever this device's network).
