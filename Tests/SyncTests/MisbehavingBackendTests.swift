@@ -33,6 +33,8 @@ import Testing
     let cases: [(Int, Data, ProgressAPIError, transient: Bool)] = [
       (400, envelope, .badRequest("no"), false),
       (422, envelope, .badRequest("no"), false),
+      (413, envelope, .badRequest("no"), false),
+      (413, html, .unexpected(status: 413, message: phrase(413) + notOurs), true),
       (404, envelope, .notFound("no"), false),
       (409, envelope, .conflict("no"), false),
       (400, html, .unexpected(status: 400, message: phrase(400) + notOurs), true),

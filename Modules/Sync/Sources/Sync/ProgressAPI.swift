@@ -196,7 +196,7 @@ public struct ListQuery: Sendable, Hashable {
 /// 401/403 stay transient (as before) because credentials get fixed without the row
 /// changing; they end the pass so one bad token does not cost a request per row.
 public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// 400 or 422 with the error envelope: the request is wrong and sending it again will not help.
+  /// 400, 413 or 422 with the error envelope: the request is wrong and sending it again will not help.
   case badRequest(String)
   /// 401 or 403: the API key or token is missing, expired or forged.
   case unauthorized(String)
@@ -252,7 +252,8 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
     let refusal = Refusal(body)
     let message = refusal?.message ?? HTTPURLResponse.localizedString(forStatusCode: status)
     switch (status, refusal) {
-    case (400, _?), (422, _?): return .badRequest(message)
+    // 413: this body will always be too large; sending it again cannot help.
+    case (400, _?), (413, _?), (422, _?): return .badRequest(message)
     case (404, _?): return .notFound(message)
     case (409, _?): return .conflict(message)
     case (401, _), (403, _): return .unauthorized(message)
