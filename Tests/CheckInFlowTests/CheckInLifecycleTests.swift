@@ -165,7 +165,7 @@ struct CheckInLifecycleTests {
     let data = try #require(harness.data)
     #expect(data.kind == kind)
     #expect(harness.world.entries().first?.kind == kind)
-    #expect(data.nextFlow == FlowRequest(flow: "journal", trigger: trigger))
+    #expect(data.nextFlow == FlowRequest(flow: "journal", trigger: .manual), "the person chose the journal")
   }
 
   @Test func checkInsAt2359AndAt0001AreTwoDailyMoods() async throws {
