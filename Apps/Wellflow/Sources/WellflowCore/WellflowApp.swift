@@ -31,6 +31,9 @@ public final class AppSession {
   public enum StorageMode: Sendable {
     /// SQLite in the data directory: what users run.
     case sqlite
+    /// SQLite in memory, through the same adapters, for runs that keep nothing: the
+    /// database outlives `relaunch` (as a file would) and ends with the session.
+    case sqliteScratch
     /// Memory that lives as long as the session (benchmarks measuring the runner itself).
     case memory
   }
@@ -50,6 +53,8 @@ public final class AppSession {
   /// Sends the outbox and pulls, once the app is open.
   public private(set) var sync: SyncService?
   private var database: WellflowDatabase?
+  /// The `.sqliteScratch` database, kept across relaunches.
+  private var scratch: WellflowDatabase?
   private lazy var memoryStore = InMemoryKeyValueStore()
   private lazy var memoryJournal = InMemoryJournalRepository()
   private lazy var memoryOutbox = InMemoryOutbox()
@@ -80,8 +85,14 @@ public final class AppSession {
     let keyValueStore: any KeyValueStore
     var services = Services()
     switch storage {
-    case .sqlite:
-      let database = try WellflowDatabase.open(directory: dataDirectory, legacyTimeZone: clock.timeZone)
+    case .sqlite, .sqliteScratch:
+      let database: WellflowDatabase
+      if storage == .sqlite {
+        database = try WellflowDatabase.open(directory: dataDirectory, legacyTimeZone: clock.timeZone)
+      } else {
+        database = try scratch ?? WellflowDatabase.scratch()
+        scratch = database
+      }
       keyValueStore = SQLiteKeyValueStore(database: database, userID: userID)
       let journal = SQLiteJournalRepository(database: database, clock: clock)
       try journal.queueUnfinished(userID: userID)
@@ -122,6 +133,8 @@ public final class AppSession {
         let file = dataDirectory.appendingPathComponent(name)
         if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
       }
+    case .sqliteScratch:
+      scratch = nil
     case .memory:
       memoryStore = InMemoryKeyValueStore()
       memoryJournal = InMemoryJournalRepository()

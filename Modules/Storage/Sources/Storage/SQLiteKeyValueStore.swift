@@ -13,21 +13,25 @@ public struct SQLiteKeyValueStore: KeyValueStore {
 
   public func string(forKey key: String) throws -> String? {
     try writer.read { db in
+      // Cached: flags are read on every launch and every screen that depends on them.
       try String.fetchOne(
-        db, sql: "SELECT value FROM key_values WHERE user_id = ? AND key = ?", arguments: [userID, key])
+        db.cachedStatement(sql: "SELECT value FROM key_values WHERE user_id = ? AND key = ?"),
+        arguments: [userID, key])
     }
   }
 
   public func set(_ value: String?, forKey key: String) throws {
     try writer.write { db in
       if let value {
-        try db.execute(
+        try db.cachedStatement(
           sql: """
             INSERT INTO key_values (user_id, key, value) VALUES (?, ?, ?)
             ON CONFLICT(user_id, key) DO UPDATE SET value = excluded.value
-            """, arguments: [userID, key, value])
+            """
+        ).execute(arguments: [userID, key, value])
       } else {
-        try db.execute(sql: "DELETE FROM key_values WHERE user_id = ? AND key = ?", arguments: [userID, key])
+        try db.cachedStatement(sql: "DELETE FROM key_values WHERE user_id = ? AND key = ?")
+          .execute(arguments: [userID, key])
       }
     }
   }

@@ -41,6 +41,26 @@ public final class WellflowDatabase: Sendable {
     try WellflowDatabase(writer: DatabaseQueue())
   }
 
+  /// A fresh database in memory, copied from a template migrated once per process: a
+  /// run that keeps no data (a script without `--data-dir`) gets the real SQLite schema
+  /// and adapters with no file, no migration and no fsync. The copy is SQLite's own
+  /// backup, so it holds exactly what the migrations make.
+  public static func scratch() throws -> WellflowDatabase {
+    let queue = try DatabaseQueue()
+    try template.get().backup(to: queue)
+    return WellflowDatabase(migrated: queue)
+  }
+
+  private static let template = Result { () throws -> DatabaseQueue in
+    let queue = try DatabaseQueue()
+    try migrator().migrate(queue)
+    return queue
+  }
+
+  private init(migrated writer: any DatabaseWriter) {
+    self.writer = writer
+  }
+
   /// The schema, in order. Migrations are append-only: a shipped one never changes.
   public static func migrator(legacyTimeZone: TimeZone = .current) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()

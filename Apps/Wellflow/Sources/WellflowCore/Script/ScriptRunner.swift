@@ -73,7 +73,7 @@ public final class ScriptRunner {
 
   public let registry: FlowRegistry
   public let options: Options
-  /// In-memory runs keep no files.
+  /// Runs without a data directory keep no files.
   private static let noDirectory = URL(fileURLWithPath: "/dev/null")
   private var session: AppSession!
   private var steps: [StepResult] = []
@@ -87,18 +87,17 @@ public final class ScriptRunner {
   public func run(_ script: Script, as user: String? = nil) async -> ScriptResult {
     let started = ContinuousClock.now
     let user = user ?? script.user
-    let temporary = options.dataDirectory == nil && options.storage == .sqlite
-    let directory =
-      options.dataDirectory
-      ?? (temporary
-        ? FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-\(UUID().uuidString)")
-        : Self.noDirectory)
+    // Without a data directory nothing is kept, so SQLite runs in memory: no files,
+    // no fsync, the embedded backend's rows in memory too.
+    let storage: AppSession.StorageMode =
+      options.dataDirectory == nil && options.storage == .sqlite ? .sqliteScratch : options.storage
+    let directory = options.dataDirectory ?? Self.noDirectory
     let embedded: EmbeddedBackend?
     let backend: any BackendConnector
     switch options.backend {
     case .embedded:
       let server = EmbeddedBackend(
-        databasePath: options.storage == .sqlite
+        databasePath: storage == .sqlite
           ? directory.appendingPathComponent(EmbeddedBackend.fileName).path : nil)
       embedded = server
       backend = server
@@ -109,7 +108,7 @@ public final class ScriptRunner {
     session = AppSession(
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
-      userID: user, analytics: options.analytics, storage: options.storage,
+      userID: user, analytics: options.analytics, storage: storage,
       experiments: options.experiments.isEmpty
         ? nil : ExperimentAssigner(experiments: options.experiments, forced: script.experiments),
       backend: backend)
@@ -124,7 +123,6 @@ public final class ScriptRunner {
     session.close()
     session = nil
     if let embedded, embedded.wasStarted { await embedded.stop() }
-    if temporary { try? FileManager.default.removeItem(at: directory) }
     let elapsed = ContinuousClock.now - started
     return ScriptResult(
       name: script.name, file: script.file, user: user, tags: script.tags, steps: steps, failure: failure,
