@@ -12,8 +12,10 @@ public struct SQLiteKeyValueStore: KeyValueStore {
   }
 
   public func string(forKey key: String) throws -> String? {
-    try writer.read { db in
-      // Cached: flags are read on every launch and every screen that depends on them.
+    // One statement is consistent by itself: no read transaction (whose BEGIN, COMMIT and
+    // query_only pragmas cost more than the lookup); the statement is cached, as flags are
+    // read on every launch and by every screen that depends on them.
+    try writer.unsafeRead { db in
       try String.fetchOne(
         db.cachedStatement(sql: "SELECT value FROM key_values WHERE user_id = ? AND key = ?"),
         arguments: [userID, key])
