@@ -104,7 +104,7 @@ struct Run: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Assign flow variants from this experiment file (SPEC §6); checked before anything runs.",
+      "Assign flow variants from this experiment file (see `wellflow run --help`); checked before anything runs.",
       valueName: "FILE"))
   var experiments: String?
 
@@ -217,7 +217,7 @@ enum BackendDefaults {
 
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Serve the progress API (SPEC §3) on 127.0.0.1 until interrupted.",
+    abstract: "Serve the progress API (moods, journal, batch) on 127.0.0.1 until interrupted.",
     discussion: """
       Rows are kept in a SQLite file (--db) or in memory. Every request needs the API
       key in X-API-Key and a bearer token from `wellflow token USER` signed with the
