@@ -4,189 +4,204 @@ import GRDB
 import MoodTracking
 import Storage
 
-/// One user's ten years of moods: the indexed history path against the seed design's
-/// fetch-everything-and-filter, and saves per second with their outbox rows.
+/// Figure 4: what a 30-day mood history costs one user, listing and statistics, on
+/// two data shapes — one heavy user holding every row, and many users of ordinary
+/// size with one of them asked for.
+///
+/// The data is what the app writes: entries made as `SaveMoodUseCase` makes them
+/// (time-ordered ids, the score's labels, associations, some notes), saved through
+/// `SQLiteMoodRepository` with their outbox rows into the app's own database
+/// (`WellflowDatabase`), and marked synced as after a sync. A fill takes minutes, so
+/// it is kept under .build/bench-data/ and reused while its shape and the schema's
+/// migrations match the marker written beside it.
+@MainActor
 enum MoodBenchmark {
-  static let user = "bench-user"
-  static let years = 10
+  /// Bump when the generated data changes, so old fills are redone.
+  static let dataVersion = 1
+  static let utc = TimeZone(identifier: "UTC")!
+  /// The last entry is just before this: 2026-01-05 22:00 UTC, the users' "now".
+  static let end = Date(timeIntervalSince1970: 1_767_650_400)
 
-  static func run(scale: Double) async throws {
-    let count = max(Int(1_000_000 * scale), 1_000)
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("wellflow-bench-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    // The app's own database: the same file, configuration and schema users get.
-    let database = try WellflowDatabase.open(
-      directory: directory, legacyTimeZone: TimeZone(identifier: "UTC")!)
-    guard let pool = database.writer as? DatabasePool else { fatalError("the app's database is a pool") }
+  struct Shape {
+    var users: Int
+    var entriesPerUser: Int
+    /// Days the entries spread over, ending at `end`.
+    var days: Int
 
-    let clock = ManualClock(
-      now: Date(timeIntervalSince1970: 1_767_614_400), timeZone: TimeZone(identifier: "UTC")!)
-    let fillSeconds = try fill(pool, count: count, endingAt: clock.now)
-    print("fill: \(count) entries over \(years) years in \(format(fillSeconds)) s")
-
-    let repository = SQLiteMoodRepository(writer: pool)
-    let history = MoodHistoryUseCase(repository: repository, clock: clock, currentUser: { user })
-    let interval = try MoodHistoryRange.month.interval(today: history.today, in: clock.calendar)
-
-    var indexed = MoodStatistics.empty
-    let statisticsTime = try await measureMedianAsync(runs: 21) {
-      indexed = try await history.statistics(in: .month)
+    var key: String { "u\(users)-e\(entriesPerUser)-d\(days)" }
+    var label: String {
+      "\(grouped(Double(users))) user\(users == 1 ? "" : "s") × \(grouped(Double(entriesPerUser)))"
     }
-    var listed = 0
-    let historyTime = try await measureMedianAsync(runs: 11) {
-      listed = try await history.entries(in: .month).count
-      indexed = try await history.statistics(in: .month)
-    }
-    var naive = MoodStatistics.empty
-    var naiveListed = 0
-    let naiveTime = try await measureMedianAsync(runs: 3) {
-      (naiveListed, naive) = try await naiveHistory(pool, interval: interval, today: history.today)
-    }
-    guard naive == indexed, naiveListed == listed else {
-      print("MISMATCH: indexed \(indexed) (\(listed) entries) vs naive \(naive) (\(naiveListed) entries)")
-      return
-    }
-    print(
-      "30-day history: \(listed) entries, average \(format(indexed.average ?? 0)), streak \(indexed.streak) days"
-    )
-    print("indexed statistics (history screen): median \(milliseconds(statisticsTime)) ms  (target <= 5 ms)")
-    print("indexed entries + statistics:        median \(milliseconds(historyTime)) ms")
-    print("naive fetch-all, filter, sort:       median \(milliseconds(naiveTime)) ms")
-    print("ratio naive / indexed statistics:    \(Int(naiveTime / statisticsTime))x  (target >= 100x)")
-    print("ratio naive / indexed entries+stats: \(Int(naiveTime / historyTime))x")
-
-    try await measureSaves(repository: repository, clock: clock, total: max(count / 20, 1_000))
+    /// The user whose history is asked for: one in the middle.
+    var queried: String { Self.user(users / 2) }
+    static func user(_ index: Int) -> String { "user-\(index + 1)" }
   }
 
-  /// Raw inserts in large transactions: the fill is setup, not what is measured.
-  private static func fill(_ pool: DatabasePool, count: Int, endingAt end: Date) throws -> Double {
-    let span = Double(years) * 365.25 * 86_400
-    let step = span / Double(count)
-    let start = end.timeIntervalSince1970 - span
-    let batch = 50_000
-    var utc = Calendar(identifier: .gregorian)
-    utc.timeZone = TimeZone(identifier: "UTC")!
-    let calendar = utc
-    return try timeOnce {
-      var lastDay = -1
-      var dayText = ""
-      for first in stride(from: 0, to: count, by: batch) {
-        try pool.write { db in
-          let entry = try db.makeStatement(
-            sql: """
-              INSERT INTO mood_entries (id, user_id, date, day, score, valence, labels, associations,
-                kind, source, created_at, updated_at, sync_status, save_seq)
-              VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, 'userEntry', ?, ?, 'synced', ?)
-              """)
-          let label = try db.makeStatement(
-            sql: "INSERT INTO mood_entry_labels (entry_id, position, label) VALUES (?, ?, ?)")
-          for index in first..<min(first + batch, count) {
-            let date = start + Double(index) * step
-            let dayNumber = Int(date / 86_400)
-            let kind = dayNumber == lastDay ? "momentaryEmotion" : "dailyMood"
-            if dayNumber != lastDay {
-              lastDay = dayNumber
-              dayText = MoodDay(Date(timeIntervalSince1970: date), in: calendar).description
-            }
-            let score = index % 10 + 1
-            let labels = try MoodTranslation.labels(forScore: score)
-            let id = UUID().uuidString
-            try entry.execute(arguments: [
-              id, user, date, dayText, score, try MoodTranslation.valence(forScore: score),
-              labels.map(\.rawValue).joined(separator: ","), kind, date, date, index + 1,
-            ])
-            for (position, value) in labels.enumerated() {
-              try label.execute(arguments: [id, position, value.rawValue])
-            }
+  static func run(_ settings: Settings, _ report: Report) async throws {
+    let shapes = [
+      // One heavy user: a million moods over ten years (~270 a day).
+      Shape(users: 1, entriesPerUser: settings.count(1_000_000, quick: 20_000), days: 3_653),
+      // A thousand users of a thousand days each: one daily mood a day.
+      Shape(users: settings.count(1_000, quick: 100), entriesPerUser: 1_000, days: 1_000),
+    ]
+    for shape in shapes {
+      try await measure(shape, settings, report)
+    }
+  }
+
+  static func measure(_ shape: Shape, _ settings: Settings, _ report: Report) async throws {
+    let directory = try await filled(shape, settings, report)
+    let database = try WellflowDatabase.open(directory: directory, legacyTimeZone: utc)
+    let repository = SQLiteMoodRepository(writer: database.writer)
+    let clock = ManualClock(now: end, timeZone: utc)
+    let user = shape.queried
+    let history = MoodHistoryUseCase(repository: repository, clock: clock, currentUser: { user })
+
+    let calls = settings.count(20, quick: 5)
+    let repetitions = settings.repetitions(5)
+    progress(
+      "[4] 30-day history on \(shape.label): \(repetitions) × \(calls) calls of each kind, alternating")
+    var listed = 0
+    var statistics = MoodStatistics.empty
+    for _ in 0..<3 {
+      listed = try await history.entries(in: .month).count
+      statistics = try await history.statistics(in: .month)
+    }
+    guard listed == statistics.count, listed > 0 else {
+      throw BenchmarkError(
+        "history of \(user): \(listed) entries listed but statistics count \(statistics.count)")
+    }
+    var full: [Double] = []
+    var alone: [Double] = []
+    for repetition in 0..<repetitions {
+      for call in 0..<calls {
+        for side in (repetition + call) % 2 == 0 ? [0, 1] : [1, 0] {
+          let start = ContinuousClock.now
+          if side == 0 {
+            // What the history screen needs: the range's entries and their statistics.
+            let entries = try await history.entries(in: .month)
+            statistics = try await history.statistics(in: .month)
+            full.append(seconds(ContinuousClock.now - start) * 1_000)
+            guard entries.count == statistics.count else { throw BenchmarkError("history changed mid-run") }
+          } else {
+            statistics = try await history.statistics(in: .month)
+            alone.append(seconds(ContinuousClock.now - start) * 1_000)
           }
-          try db.execute(sql: "UPDATE mood_save_sequence SET value = ?", arguments: [count])
+        }
+      }
+    }
+    report.add(
+      Figure(
+        "4 30-day history, listing + statistics: \(shape.label) (\(grouped(Double(listed))) listed)",
+        unit: "ms",
+        samples: full, goal: .atMost(5)))
+    report.add(
+      Figure(
+        "4   statistics alone (all mood.history loads today): \(shape.label)", unit: "ms", samples: alone))
+    report.note(
+      "4 \(shape.label): \(user)'s 30 days hold \(listed) entries, average "
+        + String(format: "%.2f", statistics.average ?? 0)
+        + ", streak \(statistics.streak) days; min–max over single calls")
+  }
+
+  // MARK: The fill
+
+  /// The folder holding the shape's database, filled now unless a matching fill is there.
+  static func filled(_ shape: Shape, _ settings: Settings, _ report: Report) async throws -> URL {
+    let directory = settings.locations.benchData.appendingPathComponent("history-\(shape.key)")
+    let markerFile = directory.appendingPathComponent("shape.txt")
+    let marker = """
+      wellflow-bench history data v\(dataVersion)
+      users \(shape.users), entries per user \(shape.entriesPerUser), days \(shape.days), end \(end.timeIntervalSince1970)
+      migrations \(WellflowDatabase.migrator(legacyTimeZone: utc).migrations.joined(separator: ","))
+
+      """
+    if (try? String(contentsOf: markerFile, encoding: .utf8)) == marker {
+      progress("[4] reusing \(directory.path)")
+      return directory
+    }
+    try? FileManager.default.removeItem(at: directory)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let total = shape.users * shape.entriesPerUser
+    progress("[4] filling \(directory.path): \(grouped(Double(total))) entries (once; later runs reuse it)")
+    let watch = Stopwatch()
+    do {
+      let database = try WellflowDatabase.open(directory: directory, legacyTimeZone: utc)
+      try await fill(SQLiteMoodRepository(writer: database.writer), shape)
+      try await database.writer.writeWithoutTransaction { db in
+        _ = try db.checkpoint(Database.CheckpointMode.truncate)
+      }
+    }
+    try marker.write(to: markerFile, atomically: true, encoding: .utf8)
+    report.note(
+      "4 filled \(shape.label) in \(Int(watch.wall)) s through SQLiteMoodRepository.save (kept in \(directory.path))"
+    )
+    return directory
+  }
+
+  /// Every user's entries in time order across users, in batches of one transaction.
+  static func fill(_ repository: SQLiteMoodRepository, _ shape: Shape) async throws {
+    let calendar = ManualClock.gregorian(in: utc)
+    let step = Double(shape.days) * 86_400 / Double(shape.entriesPerUser)
+    let start = end.timeIntervalSince1970 - Double(shape.days) * 86_400
+    let total = shape.users * shape.entriesPerUser
+    var lastDay = Array(repeating: Int.min, count: shape.users)
+    var batch: [(entry: MoodEntry, outbox: OutboxRow)] = []
+    batch.reserveCapacity(5_000)
+    var made = 0
+    var reported = ContinuousClock.now
+    for index in 0..<shape.entriesPerUser {
+      for user in 0..<shape.users {
+        let date = Date(
+          timeIntervalSince1970: start + (Double(index) + (Double(user) + 0.5) / Double(shape.users)) * step)
+        let day = MoodDay(date, in: calendar)
+        let kind: MoodKind = day.dayNumber == lastDay[user] ? .momentaryEmotion : .dailyMood
+        lastDay[user] = day.dayNumber
+        batch.append(try synced(entryOf: Shape.user(user), at: date, day: day, kind: kind, number: made))
+        made += 1
+        if batch.count == 5_000 || made == total {
+          try await repository.save(batch)
+          batch.removeAll(keepingCapacity: true)
+          if ContinuousClock.now - reported > .seconds(10) {
+            reported = ContinuousClock.now
+            progress("    \(grouped(Double(made))) / \(grouped(Double(total)))")
+          }
         }
       }
     }
   }
 
-  /// The seed design: every entry of the user into memory, then filter, sort and count.
-  private static func naiveHistory(_ pool: DatabasePool, interval: DateInterval, today: MoodDay) async throws
-    -> (Int, MoodStatistics)
+  /// An entry as the check-in saves it, with its outbox row, both as they are once
+  /// the backend has the entry (synced, with the backend's id).
+  static func synced(entryOf user: String, at date: Date, day: MoodDay, kind: MoodKind, number: Int) throws
+    -> (entry: MoodEntry, outbox: OutboxRow)
   {
-    let all = try await pool.read { db in
-      try Row.fetchAll(
-        db,
-        sql: """
-          SELECT id, user_id, date, day, score, valence, labels, associations, notes, kind, source,
-            created_at, updated_at, backend_id, sync_status, save_seq
-          FROM mood_entries WHERE user_id = ?
-          """, arguments: [user]
-      ).map { row -> (MoodEntry, Int) in
-        let entry = MoodEntry(
-          id: UUID(uuidString: row[0])!, userID: row[1], date: Date(timeIntervalSince1970: row[2]),
-          day: MoodDay(row[3] as String)!, score: row[4], valence: row[5],
-          labels: (row[6] as String).split(separator: ",").compactMap { MoodLabel(storedName: String($0)) },
-          associations: (row[7] as String).split(separator: ",").compactMap {
-            MoodAssociation(rawValue: String($0))
-          }, notes: row[8], kind: MoodKind(rawValue: row[9])!, source: MoodSource(rawValue: row[10])!,
-          createdAt: Date(timeIntervalSince1970: row[11]), updatedAt: Date(timeIntervalSince1970: row[12]),
-          backendID: row[13], syncStatus: SyncStatus(rawValue: row[14])!)
-        return (entry, row[15])
-      }
-    }
-    let inRange = all.filter { $0.0.date >= interval.start && $0.0.date < interval.end }
-      .sorted { ($0.0.date, $0.1) < ($1.0.date, $1.1) }
-      .map(\.0)
-    let scores = inRange.map(\.score)
-    return (
-      inRange.count,
-      MoodStatistics(
-        count: inRange.count,
-        average: scores.isEmpty ? nil : Double(scores.reduce(0, +)) / Double(scores.count),
-        highest: scores.max(), lowest: scores.min(), latest: inRange.last,
-        streak: currentStreak(days: Set(all.map(\.0.day)), today: today))
-    )
+    var (entry, outbox) = try saved(entryOf: user, at: date, day: day, kind: kind, number: number)
+    let backendID = UUID().uuidString.lowercased()
+    outbox.status = .synced
+    outbox.backendID = backendID
+    entry.backendID = backendID
+    entry.syncStatus = .synced
+    return (entry, outbox)
   }
 
-  private static func measureSaves(repository: SQLiteMoodRepository, clock: ManualClock, total: Int)
-    async throws
+  /// An entry as `SaveMoodUseCase` makes it for a check-in (time-ordered ids, the
+  /// score's labels, one or two associations, a note on every fourth), with the
+  /// outbox row saved beside it; both pending.
+  static func saved(entryOf user: String, at date: Date, day: MoodDay, kind: MoodKind, number: Int) throws
+    -> (entry: MoodEntry, outbox: OutboxRow)
   {
-    let batchSize = 1_000
-    var made = 0
-    func nextBatch(_ size: Int) throws -> [(entry: MoodEntry, outbox: OutboxRow)] {
-      try (0..<size).map { _ in
-        made += 1
-        let score = made % 10 + 1
-        let date = clock.now.addingTimeInterval(-Double(made))
-        let entry = MoodEntry(
-          id: TimeOrderedID.make(at: date), userID: "saver", date: date,
-          day: MoodDay(date, in: clock.calendar), score: score,
-          valence: try MoodTranslation.valence(forScore: score),
-          labels: try MoodTranslation.labels(forScore: score),
-          associations: [.work], notes: "bench", kind: .momentaryEmotion, createdAt: date, updatedAt: date)
-        // Ids as the app makes them (`SaveMoodUseCase`): time-ordered.
-        return (entry, OutboxRow.mood(entry, operation: .create, id: TimeOrderedID.make(at: date), now: date))
-      }
-    }
-    let batches = try (0..<max(total / batchSize, 1)).map { _ in try nextBatch(batchSize) }
-    let start = ContinuousClock.now
-    for batch in batches { try await repository.save(batch) }
-    let batched = Double(batches.count * batchSize) / seconds(since: start)
-    print(
-      "batched saves with outbox row:       \(Int(batched))/s  (\(batches.count) x \(batchSize), target >= 5000/s)"
-    )
-
-    let singles = try nextBatch(500)
-    let singleStart = ContinuousClock.now
-    for item in singles { try await repository.save(item.entry, outbox: item.outbox) }
-    let single = Double(singles.count) / seconds(since: singleStart)
-    print("single saves (one transaction each): \(Int(single))/s  (\(singles.count))")
+    let score = (number &* 7 &+ number / 13) % 10 + 1
+    let notes = number % 4 == 0 ? "Slept well, a walk before work" : nil
+    let all = MoodAssociation.allCases
+    let first = all[number % all.count]
+    let second = all[(number / 7) % all.count]
+    let entry = MoodEntry(
+      id: TimeOrderedID.make(at: date), userID: user, date: date, day: day, score: score,
+      valence: try MoodTranslation.valence(forScore: score),
+      labels: try MoodTranslation.labels(forScore: score, notes: notes),
+      associations: number % 3 == 0 || first == second ? [first] : [first, second],
+      notes: notes, kind: kind, source: .userEntry, createdAt: date, updatedAt: date)
+    return (entry, OutboxRow.mood(entry, operation: .create, id: TimeOrderedID.make(at: date), now: date))
   }
-
-  private static func seconds(since start: ContinuousClock.Instant) -> Double {
-    let duration = ContinuousClock.now - start
-    return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-  }
-
-  private static func milliseconds(_ seconds: Double) -> String { format(seconds * 1_000) }
-
-  private static func format(_ value: Double) -> String { String(format: "%.3f", value) }
 }

@@ -1,89 +1,197 @@
 import FlowKit
 import Foundation
-import Onboarding
 import WellflowCore
 
-/// Runs the standard onboarding journey N times through the script interpreter and
-/// through direct coordinator calls, in memory, and prints journeys per second.
+/// The onboarding example script through the real runner, and the same journey by
+/// direct host calls.
+///
+/// Figure 1: `RunCommand.execute` on Apps/Wellflow/Scripts/onboarding-standard.yaml,
+/// in process: what `wellflow run` does after parsing its arguments (the whole app's
+/// registry, the script read and parsed, SQLite in a fresh data directory, the
+/// transcript formatted), N times; journeys per second and CPU per journey.
+///
+/// Figure 3: the scripted journey (ScriptLoader + ScriptRunner, parse included) and
+/// the same steps and checks as direct `FlowHost` calls on an `AppSession` with the
+/// same storage (SQLite, fresh directory), alternated one by one in one loop.
 @MainActor
 enum OnboardingBenchmark {
-  static let script = """
-    name: Onboarding journey (benchmark)
-    steps:
-      - launch
-      - expect: {screen: onboarding.welcome}
-      - tap: continue
-      - expect: {screen: onboarding.features}
-      - tap: continue
-      - expect: {screen: onboarding.skill, disabled: continue}
-      - select: {skill: intermediate}
-      - tap: continue
-      - expect: {screen: onboarding.finale}
-      - tap: continue
-      - expect: {idle: true, flow: onboarding, outcome: completed}
-      - expect: {data: {onboarding.completed: true, onboarding.skill: intermediate}}
-    """
+  static let scriptPath = "Apps/Wellflow/Scripts/onboarding-standard.yaml"
 
-  static func run(scale: Double) async throws {
-    let journeys = max(100, Int(10_000 * scale))
-    // The feature on its own, as a team developing it would run it: with the whole app
-    // the daily check-in follows onboarding and the journey would measure two flows.
-    var registry = FlowRegistry()
-    try registry.register(OnboardingFeature.self)
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-bench-onboarding.yaml")
-    try script.write(to: file, atomically: true, encoding: .utf8)
-    defer { try? FileManager.default.removeItem(at: file) }
-    let loaded = try ScriptLoader.load(path: file.path, vocabulary: ScriptVocabulary(registry: registry))
-      .get()
-    let runner = ScriptRunner(registry: registry, options: ScriptRunner.Options(storage: .memory))
-
-    var failures = 0
-    let scripted = await measureMedianAsync(runs: 5) {
-      for _ in 0..<journeys where await !runner.run(loaded).passed { failures += 1 }
+  static func run(_ settings: Settings, _ report: Report) async throws {
+    let script = settings.locations.root.appendingPathComponent(scriptPath).path
+    guard FileManager.default.fileExists(atPath: script) else {
+      throw BenchmarkError("no \(scriptPath) under \(settings.locations.root.path)")
     }
-    let direct = try measureMedian(runs: 5) {
-      for _ in 0..<journeys where try !directJourney() { failures += 1 }
-    }
-    guard failures == 0 else {
-      print("onboarding benchmark: \(failures) journeys failed; figures are meaningless")
-      return
-    }
-    let scriptedRate = Double(journeys) / scripted
-    let directRate = Double(journeys) / direct
-    print(
-      "onboarding journey, \(grouped(Double(journeys))) journeys per run, median of 5 runs (in memory, one core)"
-    )
-    print(
-      "  script interpreter: \(grouped(scriptedRate)) journeys/s (\(String(format: "%.1f", scripted / Double(journeys) * 1e6)) µs each)  target ≥ 10,000/s"
-    )
-    print(
-      "  direct calls:       \(grouped(directRate)) journeys/s (\(String(format: "%.1f", direct / Double(journeys) * 1e6)) µs each)"
-    )
-    print("  interpreter / direct: \(String(format: "%.2f", scripted / direct))×  target ≤ 3×")
+    try await runner(script: script, settings, report)
+    try await interpreterAgainstDirect(script: script, settings, report)
   }
 
-  /// The same journey and checks, calling the coordinator directly.
-  static func directJourney() throws -> Bool {
-    let store = InMemoryKeyValueStore()
-    guard store.string(forKey: OnboardingKeys.completed) == nil else { return false }
-    let coordinator = OnboardingCoordinator(variant: .standard, store: store)
-    var outcome: SkillLevel?
-    coordinator.start { result in
-      if case .completed(let skill) = result { outcome = skill }
+  // MARK: Figure 1
+
+  static func runner(script: String, _ settings: Settings, _ report: Report) async throws {
+    let journeys = settings.count(40, quick: 5)
+    let repetitions = settings.repetitions(7)
+    progress("[1] onboarding through RunCommand.execute: \(repetitions) × \(journeys) journeys")
+    let configuration = RunConfiguration(paths: [script])
+    let console = Console(out: { _ in }, err: { _ in })
+    for _ in 0..<3 {
+      guard await RunCommand.execute(configuration, console: console) == 0 else {
+        throw BenchmarkError("\(scriptPath) does not pass through RunCommand; nothing to time")
+      }
     }
-    guard coordinator.screen.id == "onboarding.welcome" else { return false }
-    try coordinator.send(.tap("continue"))
-    guard coordinator.screen.id == "onboarding.features" else { return false }
-    try coordinator.send(.tap("continue"))
-    guard coordinator.screen.id == "onboarding.skill",
-      coordinator.screen.element("continue")?.isEnabled == false
+    var rates: [Double] = []
+    var cpuPerJourney: [Double] = []
+    var failed = 0
+    for _ in 0..<repetitions {
+      let watch = Stopwatch()
+      for _ in 0..<journeys where await RunCommand.execute(configuration, console: console) != 0 {
+        failed += 1
+      }
+      let (wall, cpu) = (watch.wall, watch.cpu)
+      rates.append(Double(journeys) / wall)
+      cpuPerJourney.append(cpu / Double(journeys) * 1_000)
+    }
+    guard failed == 0 else { throw BenchmarkError("\(failed) journeys failed; figures are meaningless") }
+    report.add(
+      Figure(
+        "1 journeys/s, wellflow run in process (SQLite, all features, parse incl.)", unit: "/s",
+        samples: rates,
+        goal: .atLeast(2_000)))
+    report.add(
+      Figure(
+        "1 CPU per journey (whole process, all threads)", unit: "ms", samples: cpuPerJourney,
+        goal: .atMost(0.5)))
+  }
+
+  // MARK: Figure 3
+
+  static func interpreterAgainstDirect(script path: String, _ settings: Settings, _ report: Report)
+    async throws
+  {
+    let pairs = settings.count(20, quick: 4)
+    let repetitions = settings.repetitions(5)
+    progress("[3] onboarding scripted vs direct, interleaved: \(repetitions) × \(pairs) pairs")
+    let registry = try WellflowApp.makeRegistry()
+    // The script's user, start and calendar, for the direct side to start from the same place.
+    let parsed = try ScriptLoader.load(path: path, vocabulary: ScriptVocabulary(registry: registry)).get()
+
+    func scripted() async throws -> Bool {
+      let script = try ScriptLoader.load(path: path, vocabulary: ScriptVocabulary(registry: registry)).get()
+      return await ScriptRunner(registry: registry).run(script).passed
+    }
+    func direct() async throws -> Bool {
+      try await directJourney(
+        registry: registry, user: parsed.user, start: parsed.startDate, calendar: parsed.calendar)
+    }
+    for _ in 0..<3 {
+      guard try await scripted(), try await direct() else {
+        throw BenchmarkError("the scripted or the direct onboarding journey fails; nothing to compare")
+      }
+    }
+
+    // Wall milliseconds and process CPU milliseconds of every journey, by side (0 scripted, 1 direct).
+    var wall: [[Double]] = [[], []]
+    var cpu: [[Double]] = [[], []]
+    var wallRatios: [Double] = []
+    var cpuRatios: [Double] = []
+    for repetition in 0..<repetitions {
+      var repetitionWall: [[Double]] = [[], []]
+      var repetitionCPU: [[Double]] = [[], []]
+      for pair in 0..<pairs {
+        // Alternate which side goes first, so neither always follows the other.
+        for side in (repetition + pair) % 2 == 0 ? [0, 1] : [1, 0] {
+          let watch = Stopwatch()
+          let passed = side == 0 ? try await scripted() : try await direct()
+          let (elapsed, used) = (watch.wall, watch.cpu)
+          guard passed else { throw BenchmarkError("an onboarding journey failed mid-benchmark") }
+          repetitionWall[side].append(elapsed * 1_000)
+          repetitionCPU[side].append(used * 1_000)
+        }
+      }
+      for side in 0...1 {
+        wall[side] += repetitionWall[side]
+        cpu[side] += repetitionCPU[side]
+      }
+      wallRatios.append(medianOf(repetitionWall[0]) / medianOf(repetitionWall[1]))
+      cpuRatios.append(medianOf(repetitionCPU[0]) / medianOf(repetitionCPU[1]))
+    }
+    var ratio = Figure(
+      "3 interpreter ÷ direct, onboarding, wall (ratio of pooled medians; min–max per repetition)", unit: "×",
+      samples: wallRatios, goal: .atMost(3))
+    ratio.headline = medianOf(wall[0]) / medianOf(wall[1])
+    report.add(ratio)
+    // Each side over every journey timed.
+    report.add(
+      Figure("3   scripted journey, wall (load + parse + run, SQLite)", unit: "ms", samples: wall[0]))
+    report.add(Figure("3   direct FlowHost journey, wall (same steps, SQLite)", unit: "ms", samples: wall[1]))
+    // Wall time includes waiting for the disk (a fresh SQLite file per journey); CPU
+    // time shows what the interpreter itself adds.
+    var cpuRatio = Figure(
+      "3   interpreter ÷ direct, process CPU time (same journeys)", unit: "×", samples: cpuRatios,
+      goal: .atMost(3))
+    cpuRatio.headline = medianOf(cpu[0]) / medianOf(cpu[1])
+    report.add(cpuRatio)
+    report.add(Figure("3   scripted journey, CPU", unit: "ms", samples: cpu[0]))
+    report.add(Figure("3   direct FlowHost journey, CPU", unit: "ms", samples: cpu[1]))
+  }
+
+  /// onboarding-standard.yaml by hand: the same app (AppSession, SQLite in a fresh
+  /// directory, the whole registry), the same actions, the same checks, and a settle
+  /// after each step as the runner does. False when a check fails.
+  static func directJourney(registry: FlowRegistry, user: String, start: Date, calendar: Calendar)
+    async throws
+    -> Bool
+  {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "wellflow-\(UUID().uuidString)")
+    let session = AppSession(
+      registry: registry, dataDirectory: directory, clock: ManualClock(now: start, calendar: calendar),
+      userID: user, analytics: DiscardingAnalyticsSink(), storage: .sqlite,
+      backend: EmbeddedBackend(databasePath: directory.appendingPathComponent(EmbeddedBackend.fileName).path))
+    defer {
+      session.close()
+      try? FileManager.default.removeItem(at: directory)
+    }
+    let host = try session.open()
+    func settled() async -> Bool {
+      await host.settle()
+      return host.takeProblems().isEmpty
+    }
+    func send(_ action: UserAction) async throws -> Bool {
+      try host.send(action)
+      return await settled()
+    }
+    func on(_ id: String) -> Bool { host.screen?.id == id }
+    func shows(_ text: String) -> Bool { host.screen?.visibleText.contains { $0.contains(text) } == true }
+    func element(_ id: String) -> Element? { host.screen?.element(id) }
+
+    await host.launch()
+    guard await settled(), on("onboarding.welcome"), host.top?.flow == "onboarding",
+      shows("Welcome to Wellflow")
     else { return false }
-    try coordinator.send(.select("skill", ["intermediate"]))
-    try coordinator.send(.tap("continue"))
-    guard coordinator.screen.id == "onboarding.finale" else { return false }
-    try coordinator.send(.tap("continue"))
-    let completed = store.string(forKey: OnboardingKeys.completed) == "true"
-    return outcome == .intermediate && completed
-      && store.string(forKey: OnboardingKeys.skill) == "intermediate"
+    // Optional in the script: back is not available on the first page.
+    do { _ = try await send(.back) } catch {}
+    guard try await send(.tap("continue")), on("onboarding.features") else { return false }
+    guard try await send(.tap("continue")), on("onboarding.skill"), element("continue")?.isEnabled == false,
+      element("skill")?.value == ElementValue.none
+    else { return false }
+    guard try await send(.select("skill", ["intermediate"])), element("continue")?.isEnabled == true,
+      element("skill")?.value == .text("intermediate")
+    else { return false }
+    guard try await send(.back), on("onboarding.features") else { return false }
+    guard try await send(.tap("continue")), on("onboarding.skill"),
+      element("skill")?.value == .text("intermediate"),
+      element("continue")?.isEnabled == true
+    else { return false }
+    guard try await send(.tap("continue")), on("onboarding.finale"), shows("Let's make it a habit") else {
+      return false
+    }
+    guard try await send(.tap("continue")), on("checkin.pet"),
+      !host.stack.contains(where: { $0.flow == "onboarding" }),
+      host.latestEndings["onboarding"]?.outcome == .completed
+    else { return false }
+    let completed = try await host.query("onboarding.completed")
+    let skill = try await host.query("onboarding.skill")
+    return completed == .bool(true) && skill == .text("intermediate")
   }
 }

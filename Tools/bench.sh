@@ -1,0 +1,12 @@
+#!/bin/sh
+# Builds the two release products the benchmark needs (it spawns `wellflow run` and
+# `wellflow serve` from beside itself), then runs it: the table on standard output,
+# build output and progress on standard error.
+#   Tools/bench.sh                      every figure (fills .build/bench-data once: minutes)
+#   Tools/bench.sh --quick              a smoke run with small N
+#   Tools/bench.sh mood sync --scale 2  some figures, bigger N
+set -eu
+cd "$(dirname "$0")/.."
+swift build -c release --product wellflow >&2
+swift build -c release --product wellflow-bench >&2
+exec "$(swift build -c release --show-bin-path)/wellflow-bench" "$@"
