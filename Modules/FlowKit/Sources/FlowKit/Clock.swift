@@ -22,8 +22,14 @@ public struct SystemClock: FlowClock {
   public var now: Date { Date() }
 }
 
+/// A clock the host may move (a runner's): `FlowHost.advanceClock(to:)` sets it to each
+/// timer's date in turn.
+public protocol AdjustableClock: FlowClock {
+  func set(_ date: Date)
+}
+
 /// A clock that only moves when told to: the runner's clock.
-public final class ManualClock: FlowClock {
+public final class ManualClock: AdjustableClock {
   private let state: Locked<Date>
   public let calendar: Calendar
 

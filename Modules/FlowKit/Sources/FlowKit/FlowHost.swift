@@ -24,6 +24,14 @@ public enum HostError: Error, Equatable, CustomStringConvertible {
   }
 }
 
+/// What an observer of the host sees after a change: the topmost screen, the presented
+/// flows (bottom first) and whether tracked work is still running.
+public struct HostChange: Sendable, Equatable {
+  public var screen: Screen?
+  public var flows: [String]
+  public var isWorking: Bool
+}
+
 /// Owns the registry, the environment and the presentation stack. It presents flows
 /// by id from anywhere, applies launch rules, routes follow-up flows and records
 /// analytics events (SPEC §5).
@@ -57,7 +65,7 @@ public final class FlowHost {
   private var pendingProblems: [HostError] = []
   private var nextSerial = 0
   private var isTerminating = false
-  private var changes = 0
+  private var revision = 0
   private var cachedScreen: (serial: Int, generation: Int, screen: Screen)?
 
   /// `workMode` `.deferred` is for headless runners, which settle between steps.
@@ -68,6 +76,65 @@ public final class FlowHost {
     self.registry = registry
     self.environment = environment
     self.work = WorkTracker(mode: workMode)
+    work.onFinish = { [weak self] in self?.publish() }
+  }
+
+  private var observers: [Int: AsyncStream<HostChange>.Continuation] = [:]
+  private var nextObserver = 0
+
+  /// Every change of the screen, the presented flows or the tracked work, as it happens:
+  /// a UI re-renders from these instead of polling. The stream starts with the current
+  /// state; it keeps only the newest change when its reader falls behind.
+  public func changes() -> AsyncStream<HostChange> {
+    let (stream, continuation) = AsyncStream<HostChange>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    nextObserver += 1
+    let id = nextObserver
+    observers[id] = continuation
+    continuation.onTermination = { [weak self] _ in
+      Task { @MainActor in self?.observers[id] = nil }
+    }
+    continuation.yield(currentChange)
+    return stream
+  }
+
+  private var currentChange: HostChange {
+    HostChange(screen: screen, flows: stack.map(\.flow), isWorking: !work.isIdle)
+  }
+
+  private func publish() {
+    guard !observers.isEmpty else { return }
+    let change = currentChange
+    for continuation in observers.values { continuation.yield(change) }
+  }
+
+  /// When the earliest timer a flow scheduled is due; nil with none.
+  public var nextTimerDate: Date? { work.nextTimerDate }
+
+  /// Moves an adjustable clock (a runner's) to `date`, firing every timer due on the way
+  /// in order, each at its own time, and settling the work each starts; every screen is
+  /// current afterwards. A clock that cannot be moved is left alone (an app's clock
+  /// moves by itself: call `fireDueTimers()`).
+  public func advanceClock(to date: Date) async {
+    guard let clock = environment.clock as? any AdjustableClock else { return }
+    while let timer = work.takeDueTimer(by: date) {
+      if timer.date > clock.now { clock.set(timer.date) }
+      work.run(timer.body)
+      await work.settle()
+    }
+    if date > clock.now { clock.set(date) }
+    revision &+= 1
+    publish()
+  }
+
+  /// Fires the timers due by the clock's present time (an app calls this when its own
+  /// scheduler wakes it).
+  public func fireDueTimers() async {
+    while let timer = work.takeDueTimer(by: environment.clock.now) {
+      work.run(timer.body)
+      await work.settle()
+    }
+    revision &+= 1
+    publish()
   }
 
   public var top: Presented? { stack.last }
@@ -89,7 +156,7 @@ public final class FlowHost {
       cachedScreen = nil
       return
     }
-    let generation = changes &+ work.finishedCount
+    let generation = revision &+ work.finishedCount
     if let cached = cachedScreen, cached.serial == top.serial, cached.generation == generation { return }
     cachedScreen = (top.serial, generation, top.coordinator.screen)
   }
@@ -106,6 +173,7 @@ public final class FlowHost {
   /// Presents a flow on top of whatever is shown.
   public func present(_ request: FlowRequest) throws(HostError) {
     try present(request, ruleID: nil, fromLaunch: false)
+    publish()
   }
 
   /// Presents a flow on top of whatever is shown and tells `onEnd` how it ended (a
@@ -115,6 +183,7 @@ public final class FlowHost {
     throws(HostError)
   {
     try present(request, ruleID: nil, fromLaunch: false, onEnd: onEnd)
+    publish()
   }
 
   /// Sends an action to the topmost flow.
@@ -129,19 +198,21 @@ public final class FlowHost {
       record("action", top, fields)
       try top.coordinator.perform(action)
     } catch {
-      changes &+= 1
+      revision &+= 1
       throw .action(error)
     }
-    changes &+= 1
+    revision &+= 1
     if top.coordinator.isRunning, stack.last?.serial == top.serial, screenID != before {
       recordScreen(top)
     }
+    publish()
   }
 
   /// Asks the launch rules afresh: a new launch forgets which rule flows were cancelled.
   public func launch() async {
     cancelledRules = []
     await applyLaunchRules()
+    publish()
   }
 
   /// Waits until every piece of tracked work (and work it started) has finished.
@@ -152,7 +223,9 @@ public final class FlowHost {
     isTerminating = true
     for entry in stack.reversed() { entry.coordinator.cancel(.terminated) }
     stack = []
+    work.cancelAllTimers()
     isTerminating = false
+    publish()
   }
 
   public func query(_ id: String) async throws(HostError) -> QueryValue {
@@ -204,7 +277,7 @@ public final class FlowHost {
       serial: nextSerial, flow: definition.id, variant: variant, trigger: request.trigger,
       coordinator: coordinator, ruleID: ruleID, fromLaunch: fromLaunch, onEnd: onEnd)
     stack.append(entry)
-    changes &+= 1
+    revision &+= 1
     record("flow_started", entry)
     let serial = entry.serial
     coordinator.start { [weak self] ending in self?.flowEnded(serial, ending) }
@@ -214,7 +287,7 @@ public final class FlowHost {
   private func flowEnded(_ serial: Int, _ ending: FlowEnding) {
     guard let index = stack.firstIndex(where: { $0.serial == serial }) else { return }
     let entry = stack.remove(at: index)
-    changes &+= 1
+    revision &+= 1
     latestEndings[entry.flow] = ending
     switch ending.outcome {
     case .completed: record("flow_completed", entry)
@@ -236,6 +309,7 @@ public final class FlowHost {
     } else if entry.fromLaunch {
       work.run { await self.applyLaunchRules() }
     }
+    publish()
   }
 
   private func applyLaunchRules() async {

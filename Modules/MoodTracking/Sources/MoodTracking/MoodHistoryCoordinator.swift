@@ -4,16 +4,30 @@ import FlowKit
 public final class MoodHistoryCoordinator: FlowCoordinator<MoodStatistics?> {
   private let history: MoodHistoryUseCase
   private let work: WorkTracker
+  private let clock: any FlowClock
   private var rangeID = "30d"
   private var statistics: MoodStatistics?
   private var loadError: String?
+  private var timer: WorkTracker.TimerID?
 
-  public init(history: MoodHistoryUseCase, work: WorkTracker) {
+  public init(history: MoodHistoryUseCase, clock: any FlowClock, work: WorkTracker) {
     self.history = history
+    self.clock = clock
     self.work = work
   }
 
   public override func didStart() { load() }
+
+  /// The statistics are of days ending today: when the day rolls over (the clock passes
+  /// the user's midnight), they are loaded again, so a streak that ended shows as ended.
+  private func reloadAtMidnight() {
+    if let timer { work.cancelTimer(timer) }
+    let midnight = history.today.adding(days: 1).start(in: clock.calendar)
+    timer = work.schedule(at: midnight) { [weak self] in
+      guard let self, self.isRunning else { return }
+      self.load()
+    }
+  }
 
   public override var screen: Screen {
     let options = MoodHistoryRange.options.map {
@@ -45,6 +59,7 @@ public final class MoodHistoryCoordinator: FlowCoordinator<MoodStatistics?> {
       rangeID = chosen.first ?? rangeID
       load()
     case .tap("close"), .close:
+      if let timer { work.cancelTimer(timer) }
       complete(statistics)
     default:
       break
@@ -53,6 +68,7 @@ public final class MoodHistoryCoordinator: FlowCoordinator<MoodStatistics?> {
 
   private func load() {
     guard let range = MoodHistoryRange(id: rangeID) else { return }
+    reloadAtMidnight()
     let history = history
     work.run { [weak self] in
       do {

@@ -11,7 +11,10 @@ public final class MoodLogCoordinator: FlowCoordinator<MoodEntry> {
   private let work: WorkTracker
   private var score = 5
   private var notes = ""
-  private var dateText: String
+  /// What the person typed into `date`; until then the day is today, whatever the
+  /// clock says now (the flow may stay open across midnight).
+  private var typedDate: String?
+  private var dateText: String { typedDate ?? MoodDay(clock.now, in: clock.calendar).description }
   private var isSaving = false
   private var saveError: String?
 
@@ -24,7 +27,6 @@ public final class MoodLogCoordinator: FlowCoordinator<MoodEntry> {
     self.analytics = analytics
     self.trigger = trigger
     self.work = work
-    self.dateText = MoodDay(clock.now, in: clock.calendar).description
   }
 
   /// The request the inputs make; nil while the date is not a day.
@@ -73,7 +75,7 @@ public final class MoodLogCoordinator: FlowCoordinator<MoodEntry> {
     switch action {
     case .set("score", let value): score = Int(value)
     case .enter("notes", let text): notes = text
-    case .enter("date", let text): dateText = text
+    case .enter("date", let text): typedDate = text
     case .tap("ok"): saveError = nil
     case .tap("save"): save()
     case .close: cancel()

@@ -27,7 +27,8 @@ public enum MoodTrackingFeature: FlowFeature {
             elements: ["range", "average", "highest", "lowest", "latest", "count", "streak", "close"])
         ],
         make: { context in
-          MoodHistoryCoordinator(history: context.environment.moodHistory, work: context.work)
+          MoodHistoryCoordinator(
+            history: context.environment.moodHistory, clock: context.environment.clock, work: context.work)
         }))
 
     for query in queries { try registry.register(query) }

@@ -197,7 +197,8 @@ public final class ScriptRunner {
       guard let next, next < Self.endOfTime else {
         throw fail("advance failed: the clock would pass the end of year 9999")
       }
-      session.clock.set(next)
+      // The host fires the timers due on the way, each at its own time.
+      if let host { await host.advanceClock(to: next) } else { session.clock.set(next) }
     case .network(let state):
       session.connectivity.set(online: state == .online)
     case .sync:
