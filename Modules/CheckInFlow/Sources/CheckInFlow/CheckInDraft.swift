@@ -45,6 +45,13 @@ public struct CheckInDraft: Sendable, Equatable {
   public var evaluation: MoodEvaluation?
   /// Inputs of steps registered outside this module, by element id.
   public var extras: [String: ElementValue] = [:]
+  /// Typed data of steps registered outside this module (see `CheckInDataKey`).
+  public var contributions = CheckInContributions()
+
+  public subscript<Key: CheckInDataKey>(_ key: Key.Type) -> Key.Value? {
+    get { contributions[key] }
+    set { contributions[key] = newValue }
+  }
 
   public init() {}
 

@@ -1,4 +1,5 @@
 import FlowKit
+import MoodTracking
 
 /// What a step shows: the coordinator adds the id, progress, alert and navigation.
 public struct CheckInPage: Sendable, Equatable {
@@ -15,6 +16,9 @@ public struct CheckInPage: Sendable, Equatable {
 
 /// What a step asks the coordinator to do after an action.
 public enum CheckInStepOutcome: Sendable, Equatable {
+  /// Stay, and run this work through the app's ports (a load, a lookup); the screen
+  /// updates when it has finished.
+  case perform(CheckInStepWork)
   /// The draft may have changed; the step stays.
   case stay
   /// On to the next step (from an intro step: the person began the check-in).
@@ -49,11 +53,16 @@ public protocol CheckInStep: Sendable {
   /// Handles an action the screen already accepted (see `Screen.validate`); `back`
   /// and `close` never reach a step.
   func handle(_ action: UserAction, draft: inout CheckInDraft) -> CheckInStepOutcome
+  /// Keeps what the step contributed once the mood is saved (`entry`), through the
+  /// app's ports; the check-in completes after every step's save. A failure shows
+  /// `checkin.error` on Acting, and trying again does not save the mood twice.
+  func save(_ draft: CheckInDraft, entry: MoodEntry, services: Services) async throws
 }
 
 extension CheckInStep {
   public var alerts: [AlertDeclaration] { [] }
   public var textFieldIDs: [String] { [] }
+  public func save(_ draft: CheckInDraft, entry: MoodEntry, services: Services) async throws {}
   public var isIntro: Bool { false }
 }
 

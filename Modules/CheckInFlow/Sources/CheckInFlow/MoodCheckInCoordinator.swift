@@ -44,11 +44,14 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
   private let analytics: any AnalyticsSink
   private let userID: String?
   private let work: WorkTracker
+  private let services: Services
+  /// The entry once saved: a retry after a step's save failed does not save it again.
+  private var savedEntry: MoodEntry?
 
   public init(
     variant: CheckInVariant, trigger: FlowTrigger = .manual, saveMood: SaveMoodUseCase,
     store: any KeyValueStore, clock: any FlowClock, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
-    userID: String?, work: WorkTracker
+    userID: String?, work: WorkTracker, services: Services = Services()
   ) {
     // An unreadable flag shows the Pet again, which is harmless.
     let petSeen = (try? store.bool(forKey: CheckInKeys.petSeen)) ?? false
@@ -64,6 +67,7 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
     self.analytics = analytics
     self.userID = userID
     self.work = work
+    self.services = services
     super.init()
   }
 
@@ -73,7 +77,7 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
     self.init(
       variant: variant, trigger: context.trigger, saveMood: environment.saveMood,
       store: environment.keyValueStore, clock: environment.clock, analytics: environment.analytics,
-      userID: environment.userID, work: context.work)
+      userID: environment.userID, work: context.work, services: environment.services)
   }
 
   public var step: any CheckInStep { steps[index] }
@@ -112,6 +116,7 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
       case .next: advance()
       case .finish(let journal): save(askingForJournal: journal)
       case .cancel: cancel(.user)
+      case .perform(let stepWork): perform(stepWork)
       }
     }
   }
@@ -137,6 +142,15 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
     }
   }
 
+  private func perform(_ stepWork: CheckInStepWork) {
+    let services = services
+    work.run { [weak self] in
+      let change = await stepWork.run(services)
+      guard let self, self.isRunning else { return }
+      change(&self.draft)
+    }
+  }
+
   private func save(askingForJournal journal: Bool) {
     let draft = draft
     let request = SaveMoodRequest(
@@ -150,19 +164,42 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
     }
     isSaving = true
     let saveMood = saveMood
+    let alreadySaved = savedEntry
+    let steps = steps
+    let services = services
     work.run { [weak self] in
-      let result: Result<SaveMoodResult, MoodError>
+      let result: Result<MoodEntry, MoodError>
       do throws(MoodError) {
-        result = .success(try await saveMood.save(request))
+        if let alreadySaved {
+          result = .success(alreadySaved)
+        } else {
+          result = .success(try await saveMood.save(request).entry)
+        }
       } catch {
         result = .failure(error)
       }
+      guard case .success(let entry) = result else {
+        guard let self, self.isRunning, case .failure(let error) = result else { return }
+        self.isSaving = false
+        self.activeAlert = .error(message: error.message)
+        return
+      }
+      self?.savedEntry = entry
+      // Each step keeps what it contributed, in order, once the mood is saved.
+      for step in steps {
+        do {
+          try await step.save(draft, entry: entry, services: services)
+        } catch {
+          guard let self, self.isRunning else { return }
+          self.isSaving = false
+          self.activeAlert = .error(
+            message: "Your mood is saved, but the \(step.name) step could not keep its part: \(error)")
+          return
+        }
+      }
       guard let self, self.isRunning else { return }
       self.isSaving = false
-      switch result {
-      case .success(let saved): self.finish(saved.entry, draft: draft, journal: journal)
-      case .failure(let error): self.activeAlert = .error(message: error.message)
-      }
+      self.finish(entry, draft: draft, journal: journal)
     }
   }
 
@@ -179,7 +216,8 @@ public final class MoodCheckInCoordinator: FlowCoordinator<MoodCheckInData> {
         labels: entry.labels, prompt: draft.prompt, response: entry.notes, associations: entry.associations,
         evaluation: draft.evaluation, kind: entry.kind, trigger: trigger, variant: variant, date: entry.date,
         // The person chose to write: the journal is theirs (`manual`), whatever started the check-in.
-        nextFlow: journal ? FlowRequest(flow: Self.journalFlowID, trigger: .manual) : nil))
+        nextFlow: journal ? FlowRequest(flow: Self.journalFlowID, trigger: .manual) : nil,
+        contributions: draft.contributions))
   }
 
   private var alert: Alert? {

@@ -24,12 +24,14 @@ public struct MoodCheckInData: Sendable, Equatable, FlowFollowUp {
   public var date: Date
   /// The journal when the person finished with `journal`: the host presents it next.
   public var nextFlow: FlowRequest?
+  /// What steps from other modules contributed (`data.contributions[Key.self]`).
+  public var contributions: CheckInContributions
 
   public init(
     entryID: UUID, score: Int, valence: Double, emotion: MoodLabel?, labels: [MoodLabel],
     prompt: ReflectionPrompt?, response: String?, associations: [MoodAssociation],
     evaluation: MoodEvaluation?, kind: MoodKind, trigger: FlowTrigger, variant: String, date: Date,
-    nextFlow: FlowRequest? = nil
+    nextFlow: FlowRequest? = nil, contributions: CheckInContributions = CheckInContributions()
   ) {
     self.entryID = entryID
     self.score = score
@@ -45,6 +47,7 @@ public struct MoodCheckInData: Sendable, Equatable, FlowFollowUp {
     self.variant = variant
     self.date = date
     self.nextFlow = nextFlow
+    self.contributions = contributions
   }
 
   /// The emotion as a person reads it.
