@@ -95,7 +95,7 @@ public enum JWT {
   /// most `maxTTL`; nil for anything else (signs, exponents, `inf`, `nan`).
   public static func parseTTL(_ text: String) -> TimeInterval? {
     let number = text.dropLast()
-    guard let unit = text.last, !number.isEmpty, number.count <= 20,
+    guard let unit = text.last, !number.isEmpty, number.count <= 20, number.first != ".", number.last != ".",
       number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value > 0
     else { return nil }
     let seconds: TimeInterval
