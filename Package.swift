@@ -9,6 +9,7 @@ let package = Package(
   platforms: [.macOS(.v14), .iOS(.v17)],
   products: [
     .library(name: "FlowKit", targets: ["FlowKit"]),
+    .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
     .library(name: "Onboarding", targets: ["Onboarding"]),
     .library(name: "Storage", targets: ["Storage"]),
     .library(name: "Experiments", targets: ["Experiments"]),
@@ -29,6 +30,11 @@ let package = Package(
   ],
   targets: [
     .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
+    // Test support for feature modules: a host over in-memory ports, driven by actions
+    // or script-like steps, with release checks. FlowKit only, so any feature can use it.
+    .target(
+      name: "FlowKitTesting", dependencies: ["FlowKit"], path: "Modules/FlowKitTesting/Sources/FlowKitTesting"
+    ),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
     .target(name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
@@ -87,15 +93,18 @@ let package = Package(
       ], path: "Tools/Bench"),
 
     .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
-    .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit"]),
+    .testTarget(
+      name: "FlowKitTestingTests", dependencies: ["FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking"]),
+    .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "StorageTests",
       dependencies: ["Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
-    .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
-    .testTarget(name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit"]),
+    .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit", "FlowKitTesting"]),
+    .testTarget(
+      name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "Experiments", "ProgressBackend"]),
     .testTarget(

@@ -66,6 +66,14 @@ public struct FlowContext {
   /// Runs async work that the host tracks, so a runner can `settle()`.
   public let work: WorkTracker
 
+  /// Hosts build contexts; tests build one to drive a factory's coordinator directly.
+  public init(request: FlowRequest, variant: String, environment: HostEnvironment, work: WorkTracker) {
+    self.request = request
+    self.variant = variant
+    self.environment = environment
+    self.work = work
+  }
+
   public var trigger: FlowTrigger { request.trigger }
 }
 
