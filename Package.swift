@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
+    .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -63,11 +64,18 @@ let package = Package(
       ],
       path: "Modules/ProgressBackend/Sources/ProgressBackend"
     ),
+    // The app's composition root: its features and the adapters of their ports. What an
+    // app links: no YAML, no server, no command line.
+    .target(
+      name: "WellflowComposition",
+      dependencies: ["FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Sync"],
+      path: "Modules/WellflowComposition/Sources/WellflowComposition"
+    ),
     .target(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Experiments", "Sync",
-        "ProgressBackend",
+        "WellflowComposition", "ProgressBackend",
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
@@ -87,8 +95,8 @@ let package = Package(
     .executableTarget(
       name: "wellflow-bench",
       dependencies: [
-        "WellflowCore", "FlowKit", "Onboarding", "Experiments", "MoodTracking", "Storage", "Sync",
-        "ProgressBackend",
+        "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
+        "Storage", "Sync", "ProgressBackend",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
@@ -106,7 +114,14 @@ let package = Package(
     .testTarget(
       name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit", "FlowKitTesting"]),
     .testTarget(
-      name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "Experiments", "ProgressBackend"]),
+      name: "WellflowCompositionTests",
+      dependencies: [
+        "WellflowComposition", "FlowKit", "FlowKitTesting", "Onboarding", "CheckInFlow", "Journal",
+        "MoodTracking", "Storage", "Sync",
+      ]),
+    .testTarget(
+      name: "WellflowCoreTests",
+      dependencies: ["WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend"]),
     .testTarget(
       name: "SyncTests",
       dependencies: [
