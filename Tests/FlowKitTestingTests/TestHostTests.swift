@@ -72,8 +72,12 @@ struct TestHostTests {
     try await app.run("tap next", "tap next")
     #expect(try await pending.value.outcome == .completed)
 
-    await #expect(throws: HostError.self) {
-      _ = try await app.begin { host in try await host.presentAndWait(FlowRequest(flow: "nope")) }
+    let unknown = try await app.begin { host in try await host.presentAndWait(FlowRequest(flow: "nope")) }
+    await #expect(throws: HostError.self) { try await unknown.value }
+    #expect(app.isIdle)
+
+    await #expect(throws: FlowTestError.nothingPresented("the entry point")) {
+      _ = try await app.begin { _ in try await Task.sleep(for: .seconds(3_600)) }
     }
   }
 

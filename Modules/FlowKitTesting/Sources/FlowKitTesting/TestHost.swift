@@ -128,8 +128,9 @@ public final class TestHost {
   public func terminate() { host.terminate() }
 
   /// Starts an `await`-able entry point (`presentMoodCheckIn(from:)`) in a task and
-  /// returns once it presented its flow, so the test can drive the flow and then await
-  /// the task's value. Throws when the entry point ended without presenting anything.
+  /// returns once it presented its flow (or already finished: a host error surfaces when
+  /// the test awaits the task's value), so the test can drive the flow, then await the
+  /// value. Throws when the entry point neither presents nor finishes.
   public func begin<Value: Sendable>(
     _ entry: @escaping @MainActor (FlowHost) async throws -> Value
   ) async throws -> Task<Value, any Error> {
@@ -140,9 +141,11 @@ public final class TestHost {
       defer { finished.isSet = true }
       return try await entry(host)
     }
-    while host.top?.serial == before {
-      if finished.isSet {
-        _ = try await task.value
+    var turns = 0
+    while host.top?.serial == before, !finished.isSet {
+      turns += 1
+      guard turns < 10_000 else {
+        task.cancel()
         throw FlowTestError.nothingPresented("the entry point")
       }
       await Task.yield()
