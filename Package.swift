@@ -9,6 +9,7 @@ let package = Package(
   platforms: [.macOS(.v14), .iOS(.v17)],
   products: [
     .library(name: "FlowKit", targets: ["FlowKit"]),
+    .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
     .library(name: "Onboarding", targets: ["Onboarding"]),
     .library(name: "Storage", targets: ["Storage"]),
     .library(name: "Experiments", targets: ["Experiments"]),
@@ -17,6 +18,7 @@ let package = Package(
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
+    .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -29,6 +31,11 @@ let package = Package(
   ],
   targets: [
     .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
+    // Test support for feature modules: a host over in-memory ports, driven by actions
+    // or script-like steps, with release checks. FlowKit only, so any feature can use it.
+    .target(
+      name: "FlowKitTesting", dependencies: ["FlowKit"], path: "Modules/FlowKitTesting/Sources/FlowKitTesting"
+    ),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
     .target(name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
@@ -57,11 +64,18 @@ let package = Package(
       ],
       path: "Modules/ProgressBackend/Sources/ProgressBackend"
     ),
+    // The app's composition root: its features and the adapters of their ports. What an
+    // app links: no YAML, no server, no command line.
+    .target(
+      name: "WellflowComposition",
+      dependencies: ["FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Sync"],
+      path: "Modules/WellflowComposition/Sources/WellflowComposition"
+    ),
     .target(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Experiments", "Sync",
-        "ProgressBackend",
+        "WellflowComposition", "ProgressBackend",
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
@@ -81,23 +95,33 @@ let package = Package(
     .executableTarget(
       name: "wellflow-bench",
       dependencies: [
-        "WellflowCore", "FlowKit", "Onboarding", "Experiments", "MoodTracking", "Storage", "Sync",
-        "ProgressBackend",
+        "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
+        "Storage", "Sync", "ProgressBackend",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
     .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
-    .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit"]),
+    .testTarget(
+      name: "FlowKitTestingTests", dependencies: ["FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking"]),
+    .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "StorageTests",
       dependencies: ["Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
-    .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit"]),
-    .testTarget(name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit"]),
+    .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit", "FlowKitTesting"]),
     .testTarget(
-      name: "WellflowCoreTests", dependencies: ["WellflowCore", "FlowKit", "Experiments", "ProgressBackend"]),
+      name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit", "FlowKitTesting"]),
+    .testTarget(
+      name: "WellflowCompositionTests",
+      dependencies: [
+        "WellflowComposition", "FlowKit", "FlowKitTesting", "Onboarding", "CheckInFlow", "Journal",
+        "MoodTracking", "Storage", "Sync",
+      ]),
+    .testTarget(
+      name: "WellflowCoreTests",
+      dependencies: ["WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend"]),
     .testTarget(
       name: "SyncTests",
       dependencies: [

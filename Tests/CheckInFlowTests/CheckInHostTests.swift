@@ -1,19 +1,19 @@
 import CheckInFlow
 import FlowKit
+import FlowKitTesting
 import Foundation
 import MoodTracking
 import Testing
 
 @MainActor
 struct CheckInHostTests {
-  /// Sends an action and settles, as the runner does between steps.
-  private func send(_ host: FlowHost, _ action: UserAction) async throws {
-    try host.send(action)
-    await host.settle()
-    #expect(host.takeProblems().isEmpty)
+  /// Sends an action and settles, as the runner does between steps; the test host
+  /// throws any problem the host reports and any coordinator not released.
+  private func send(_ host: TestHost, _ action: UserAction) async throws {
+    try await host.send(action)
   }
 
-  private func finishQuick(_ host: FlowHost, with button: String = "complete") async throws {
+  private func finishQuick(_ host: TestHost, with button: String = "complete") async throws {
     if host.screen?.id == "checkin.pet" { try await send(host, .tap("begin")) }
     while host.screen?.id != "checkin.acting" {
       switch host.screen?.id {
@@ -29,7 +29,7 @@ struct CheckInHostTests {
   @Test func launchPresentsTheDailyCheckInOnceOnboardingIsDone() async throws {
     let world = World()
     let host = try world.host()
-    await host.launch()
+    try await host.launch()
     #expect(host.top?.flow == "checkin")
     #expect(host.top?.trigger == .launch)
     #expect(host.top?.variant == "full")
@@ -37,17 +37,17 @@ struct CheckInHostTests {
     try await finishQuick(host)
     #expect(host.isIdle, "with today's mood saved, the rules present nothing")
     #expect(world.entries().map(\.kind) == [.dailyMood])
-    await host.launch()
+    try await host.launch()
     #expect(host.isIdle, "a second launch the same day presents nothing")
     world.clock.advance(days: 1)
-    await host.launch()
+    try await host.launch()
     #expect(host.screen?.id == "checkin.sensing", "a new day, and the Pet is gone")
   }
 
   @Test func launchPresentsNothingBeforeOnboarding() async throws {
     let world = World(onboarded: false)
     let host = try world.host()
-    await host.launch()
+    try await host.launch()
     #expect(host.isIdle)
     #expect(host.takeProblems().isEmpty)
   }
@@ -62,10 +62,10 @@ struct CheckInHostTests {
   @Test func aMomentaryEmotionDoesNotCountAsTheDailyMood() async throws {
     let world = World()
     let host = try world.host()
-    try host.present(FlowRequest(flow: "checkin", variant: "quick", trigger: .notification))
+    try await host.present(FlowRequest(flow: "checkin", variant: "quick", trigger: .notification))
     try await finishQuick(host)
     #expect(world.entries().map(\.kind) == [.momentaryEmotion])
-    await host.launch()
+    try await host.launch()
     #expect(host.top?.flow == "checkin")
     #expect(host.top?.trigger == .launch)
   }
@@ -73,18 +73,18 @@ struct CheckInHostTests {
   @Test func aCancelledDailyCheckInWaitsForTheNextLaunch() async throws {
     let world = World()
     let host = try world.host()
-    await host.launch()
+    try await host.launch()
     try await send(host, .close)
     #expect(host.isIdle)
     #expect(host.latestEndings["checkin"]?.outcome == .cancelled)
-    await host.launch()
+    try await host.launch()
     #expect(host.screen?.id == "checkin.pet", "closing the Pet does not retire it")
   }
 
   @Test func aCheckInEndingWithJournalIsFollowedByTheJournal() async throws {
     let world = World()
     let host = try world.host()
-    await host.launch()
+    try await host.launch()
     try await finishQuick(host, with: "journal")
     #expect(host.latestEndings["checkin"]?.outcome == .completed)
     #expect(host.top?.flow == "journal")
@@ -97,7 +97,7 @@ struct CheckInHostTests {
     let world = World()
     let host = try world.host()
     var calls: [(Bool, MoodCheckInData?)] = []
-    try presentMoodCheckIn(from: host) { completed, data in calls.append((completed, data)) }
+    try presentMoodCheckIn(from: host.host) { completed, data in calls.append((completed, data)) }
     weak let coordinator = host.top?.coordinator as? MoodCheckInCoordinator
     #expect(coordinator != nil)
     #expect(host.top?.trigger == .manual)
@@ -114,7 +114,7 @@ struct CheckInHostTests {
     let world = World()
     let host = try world.host()
     var calls: [(Bool, MoodCheckInData?)] = []
-    try presentMoodCheckIn(from: host, variant: "quick", trigger: .notification) { completed, data in
+    try presentMoodCheckIn(from: host.host, variant: "quick", trigger: .notification) { completed, data in
       calls.append((completed, data))
     }
     #expect(host.top?.variant == "quick")
@@ -131,7 +131,7 @@ struct CheckInHostTests {
   @Test func presentMoodCheckInReportsAnAppThatQuits() async throws {
     let host = try World().host()
     var calls: [Bool] = []
-    try presentMoodCheckIn(from: host) { completed, _ in calls.append(completed) }
+    try presentMoodCheckIn(from: host.host) { completed, _ in calls.append(completed) }
     host.terminate()
     #expect(calls == [false])
   }
@@ -143,18 +143,55 @@ struct CheckInHostTests {
     }
   }
 
+  @Test func presentMoodCheckInCanBeAwaited() async throws {
+    let world = World()
+    let host = try world.host()
+    let checkIn = try await host.begin { host in
+      try await presentMoodCheckIn(from: host, variant: "quick", trigger: .notification)
+    }
+    #expect(host.top?.variant == "quick")
+    #expect(host.top?.trigger == .notification)
+    try await finishQuick(host)
+    let value = try await checkIn.value
+    let data = try #require(value)
+    #expect(data.kind == .momentaryEmotion)
+    #expect(data.trigger == .notification)
+    #expect(data.entryID == world.entries().first?.id)
+    #expect(host.isIdle)
+  }
+
+  @Test func anAwaitedCheckInAnswersNilWhenThePersonLeavesOrTheAppQuits() async throws {
+    let world = World()
+    let host = try world.host()
+    let left = try await host.begin { host in try await presentMoodCheckIn(from: host, variant: "quick") }
+    try await host.run("close", "tap exit")
+    #expect(try await left.value == nil)
+    let quit = try await host.begin { host in try await presentMoodCheckIn(from: host) }
+    host.terminate()
+    #expect(try await quit.value == nil)
+    #expect(world.entries().isEmpty)
+    try host.expectReleased()
+  }
+
+  @Test func anAwaitedCheckInThrowsWhenTheCheckInIsNotRegistered() async throws {
+    let host = try FlowHost(registry: FlowRegistry(), environment: World().environment)
+    await #expect(throws: HostError.unknownFlow("checkin", registered: [])) {
+      try await presentMoodCheckIn(from: host)
+    }
+  }
+
   @Test func theQueriesAnswerThePetFlagAndTheCompletedCount() async throws {
     let world = World()
     let host = try world.host()
     #expect(try await host.query("checkin.petSeen") == .bool(false))
     #expect(try await host.query("checkin.count") == .number(0))
-    try host.present(FlowRequest(flow: "checkin"))
+    try await host.present(FlowRequest(flow: "checkin"))
     try await send(host, .tap("begin"))
     #expect(try await host.query("checkin.petSeen") == .bool(true))
     try await send(host, .close)
     try await send(host, .tap("exit"))
     #expect(try await host.query("checkin.count") == .number(0), "a cancelled check-in does not count")
-    try host.present(FlowRequest(flow: "checkin", variant: "quick"))
+    try await host.present(FlowRequest(flow: "checkin", variant: "quick"))
     try await finishQuick(host)
     #expect(try await host.query("checkin.count") == .number(1))
   }
@@ -162,7 +199,7 @@ struct CheckInHostTests {
   @Test func theHostRecordsEveryScreenAndEndingTaggedWithVariantAndTrigger() async throws {
     let world = World()
     let host = try world.host()
-    try host.present(FlowRequest(flow: "checkin", variant: "quick", trigger: .notification))
+    try await host.present(FlowRequest(flow: "checkin", variant: "quick", trigger: .notification))
     try await finishQuick(host)
     let events = world.analytics.events
     #expect(

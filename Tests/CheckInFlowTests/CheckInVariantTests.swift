@@ -1,5 +1,6 @@
 import CheckInFlow
 import FlowKit
+import FlowKitTesting
 import Foundation
 import MoodTracking
 import Testing
@@ -55,20 +56,20 @@ struct CheckInVariantTests {
     #expect(flow.variants == ["full", "quick", "mindful"])
     #expect(flow.screens.map(\.id).contains("checkin.breathing"))
 
-    try host.present(FlowRequest(flow: "checkin", variant: "mindful"))
+    try await host.present(FlowRequest(flow: "checkin", variant: "mindful"))
     #expect(host.screen?.id == "checkin.breathing")
     #expect(host.screen?.progress == StepProgress(index: 1, count: 3))
     #expect(host.screen?.element("continue")?.isEnabled == false)
-    try host.send(.toggle("breathed", true))
-    try host.send(.tap("continue"))
-    try host.send(.set("score", 6))
-    try host.send(.back)
+    try await host.send(.toggle("breathed", true))
+    try await host.send(.tap("continue"))
+    try await host.send(.set("score", 6))
+    try await host.send(.back)
     #expect(host.screen?.element("breathed")?.value == .bool(true), "extras are kept through back")
-    try host.send(.tap("continue"))
+    try await host.send(.tap("continue"))
     #expect(host.screen?.element("score")?.value == .number(6))
-    try host.send(.tap("continue"))
+    try await host.send(.tap("continue"))
     #expect(host.screen?.id == "checkin.acting")
-    try host.send(.tap("complete"))
+    try await host.send(.tap("complete"))
     await host.settle()
     #expect(host.latestEndings["checkin"]?.outcome == .completed)
     let data = try #require(host.latestEndings["checkin"]?.output as? MoodCheckInData)
@@ -76,9 +77,9 @@ struct CheckInVariantTests {
     #expect(data.emotion == nil)
     #expect(data.labels == [.content, .peaceful], "without Naming, the score's default labels")
 
-    try host.present(FlowRequest(flow: "checkin", variant: "quick"))
+    try await host.present(FlowRequest(flow: "checkin", variant: "quick"))
     #expect(host.screen?.id == "checkin.sensing", "the shipped variants are unchanged")
-    try host.present(FlowRequest(flow: "checkin"))
+    try await host.present(FlowRequest(flow: "checkin"))
     #expect(host.screen?.id == "checkin.pet")
   }
 
@@ -88,9 +89,9 @@ struct CheckInVariantTests {
     #expect(CheckInVariant(name: "odd", stepNames: ["sensing", "dancing"]) == nil)
     let world = World()
     let host = try world.host { registry in try CheckInFeature.registerVariant(mini, in: &registry) }
-    try host.present(FlowRequest(flow: "checkin", variant: "mini", trigger: .launch))
-    try host.send(.tap("continue"))
-    try host.send(.tap("journal"))
+    try await host.present(FlowRequest(flow: "checkin", variant: "mini", trigger: .launch))
+    try await host.send(.tap("continue"))
+    try await host.send(.tap("journal"))
     await host.settle()
     #expect(host.top?.flow == "journal")
     #expect(world.entries().map(\.kind) == [.dailyMood])

@@ -1,48 +1,38 @@
 import CheckInFlow
 import FlowKit
+import FlowKitTesting
 import Foundation
 import MoodTracking
 import Testing
 
-/// A local date-time `YYYY-MM-DDTHH:MM` read in `zone`.
-func moment(_ text: String, _ zone: String = "UTC") -> Date {
-  var calendar = Calendar(identifier: .gregorian)
-  calendar.timeZone = TimeZone(identifier: zone)!
-  let parts = text.split(whereSeparator: { "-T:".contains($0) }).map { Int($0)! }
-  return calendar.date(
-    from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4]))!
-}
-
+/// An error a fake throws (a full disk), or a walk that went astray.
 struct HarnessError: Error, CustomStringConvertible {
   var description: String
 }
 
-/// The check-in's world in memory: a manual clock, the in-memory mood adapters and a
-/// key-value store, the way the app's composition root wires the real ones.
+/// The check-in's world in memory: FlowKitTesting's environment (a manual clock, a
+/// key-value store, recorded analytics) with the in-memory mood adapters as its ports,
+/// the way the app's composition root wires the real ones.
 @MainActor
 final class World {
-  let clock: ManualClock
-  let store: InMemoryKeyValueStore
+  let ports: TestEnvironment
   let repository = InMemoryMoodRepository()
   let health = InMemoryStateOfMindStore()
-  let analytics = InMemoryAnalyticsSink()
-  var userID: String?
 
   init(
     now: String = "2026-03-02T08:00", zone: String = "UTC", userID: String? = "alice", onboarded: Bool = true
   ) {
-    clock = ManualClock(now: moment(now, zone), timeZone: TimeZone(identifier: zone)!)
-    store = InMemoryKeyValueStore(onboarded ? [CheckInKeys.onboardingCompleted: "true"] : [:])
-    self.userID = userID
+    ports = TestEnvironment(
+      at: now, timeZone: zone, userID: userID,
+      settings: onboarded ? [CheckInKeys.onboardingCompleted: "true"] : [:])
+    ports.providing(MoodRepositoryKey.self, repository).providing(StateOfMindStoreKey.self, health)
   }
 
-  var environment: HostEnvironment {
-    var services = Services()
-    services[MoodRepositoryKey.self] = repository
-    services[StateOfMindStoreKey.self] = health
-    return HostEnvironment(
-      userID: userID, clock: clock, keyValueStore: store, analytics: analytics, services: services)
-  }
+  var clock: ManualClock { ports.clock }
+  var store: InMemoryKeyValueStore { ports.store }
+  var analytics: InMemoryAnalyticsSink { ports.analytics }
+  var userID: String? { ports.userID }
+  var environment: HostEnvironment { ports.hostEnvironment }
 
   var petSeen: Bool { store.string(forKey: CheckInKeys.petSeen) == "true" }
 
@@ -59,43 +49,27 @@ final class World {
     return registry
   }
 
-  func host(_ extra: (inout FlowRegistry) throws -> Void = { _ in }) throws -> FlowHost {
-    try FlowHost(registry: registry(extra), environment: environment, workMode: .deferred)
+  /// A test host over this world: it settles after each step, hands over the host's
+  /// problems as errors and checks that every ended coordinator was released.
+  func host(_ extra: (inout FlowRegistry) throws -> Void = { _ in }) throws -> TestHost {
+    try TestHost(registry: registry(extra), environment: ports)
   }
 }
 
-/// Drives one coordinator the way the host does, holding it only weakly so tests can
-/// prove it is released after its ending.
+/// Drives one check-in coordinator the way the host does (FlowKitTesting's driver),
+/// holding it only weakly so tests can prove it is released after its ending.
 @MainActor
-final class Harness {
+final class Harness: FlowDriver<MoodCheckInData, MoodCheckInCoordinator> {
   let world: World
-  let work = WorkTracker(mode: .deferred)
-  private(set) var endings: [FlowResult<MoodCheckInData>] = []
-  weak var flow: MoodCheckInCoordinator?
 
   init(_ world: World = World(), variant: CheckInVariant = .full, trigger: FlowTrigger = .manual) {
     self.world = world
     let environment = world.environment
-    let coordinator = MoodCheckInCoordinator(
-      variant: variant, trigger: trigger, saveMood: environment.saveMood, store: world.store,
-      clock: world.clock, analytics: world.analytics, userID: world.userID, work: work)
-    coordinator.start { [weak self] result in self?.endings.append(result) }
-    flow = coordinator
-  }
-
-  var running: MoodCheckInCoordinator {
-    get throws {
-      guard let flow, flow.isRunning else { throw HarnessError(description: "the flow is not running") }
-      return flow
+    super.init { work in
+      MoodCheckInCoordinator(
+        variant: variant, trigger: trigger, saveMood: environment.saveMood, store: world.store,
+        clock: world.clock, analytics: world.analytics, userID: world.userID, work: work)
     }
-  }
-
-  var screen: Screen { flow?.screen ?? Screen(id: "ended", title: "") }
-
-  /// Sends an action through the screen's checks, then settles the work it started.
-  func send(_ action: UserAction) async throws {
-    try running.send(action)
-    await work.settle()
   }
 
   /// Answers with the defaults until `screenID` shows: begins on the Pet, picks an
@@ -106,31 +80,22 @@ final class Harness {
       moves += 1
       guard moves < 20 else { throw HarnessError(description: "never reached \(screenID)") }
       switch screen.id {
-      case "checkin.pet": try await send(.tap("begin"))
+      case "checkin.pet": try await run("tap begin")
       case "checkin.naming":
-        if screen.element("emotion")?.value == ElementValue.none {
-          try await send(.select("emotion", ["calm"]))
-        }
-        try await send(.tap("continue"))
+        if screen.element("emotion")?.value == ElementValue.none { try await run("select emotion calm") }
+        try await run("tap continue")
       case "checkin.evaluating":
         if screen.element("evaluation")?.value == ElementValue.none {
-          try await send(.select("evaluation", ["accept"]))
+          try await run("select evaluation accept")
         }
-        try await send(.tap("continue"))
-      default: try await send(.tap("continue"))
+        try await run("tap continue")
+      default: try await run("tap continue")
       }
     }
   }
 
-  var data: MoodCheckInData? {
-    guard endings.count == 1, case .completed(let data) = endings[0] else { return nil }
-    return data
-  }
-
-  var wasCancelled: Bool {
-    guard endings.count == 1, case .cancelled(.user) = endings[0] else { return false }
-    return true
-  }
+  /// The saved check-in of the one completed ending.
+  var data: MoodCheckInData? { output }
 }
 
 /// Stands in for the journal: one screen that closes, so follow-ups have somewhere to go.

@@ -1,4 +1,5 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import Journal
 import Testing
@@ -7,17 +8,11 @@ import Testing
 @Suite("Journal feature in a host")
 struct JournalFeatureTests {
   private func makeHost(
-    user: String? = "user-1", repository: InMemoryJournalRepository = InMemoryJournalRepository(),
-    analytics: InMemoryAnalyticsSink = InMemoryAnalyticsSink()
-  ) throws -> FlowHost {
-    var registry = FlowRegistry()
-    try registry.register(JournalFeature.self)
-    var services = Services()
-    services[JournalRepositoryKey.self] = repository
-    let environment = HostEnvironment(
-      userID: user, clock: ManualClock(now: startDate, timeZone: TimeZone(identifier: "UTC")!),
-      keyValueStore: InMemoryKeyValueStore(), analytics: analytics, services: services)
-    return try FlowHost(registry: registry, environment: environment)
+    user: String? = "user-1", repository: InMemoryJournalRepository = InMemoryJournalRepository()
+  ) throws -> TestHost {
+    try TestHost(
+      [JournalFeature.self],
+      environment: TestEnvironment(userID: user).providing(JournalRepositoryKey.self, repository))
   }
 
   @Test func registersTheFlowItsScreenAlertsAndQueries() throws {
@@ -49,16 +44,21 @@ struct JournalFeatureTests {
 
   @Test func aRunThroughTheHostIsCountedAndReadBack() async throws {
     let repository = InMemoryJournalRepository()
-    let analytics = InMemoryAnalyticsSink()
-    let host = try makeHost(repository: repository, analytics: analytics)
-    try host.present(FlowRequest(flow: "journal", trigger: .notification))
-    for action: UserAction in [
-      .select("entry", ["2"]), .tap("confirm"), .tap("accept"), .select("entry", ["1"]), .tap("confirm"),
-      .tap("accept"), .select("strategy", ["3"]), .tap("confirm"), .tap("ok"),
-    ] {
-      try host.send(action)
-      await host.settle()
-    }
+    let host = try makeHost(repository: repository)
+    let analytics = host.analytics
+    try await host.present("journal", trigger: .notification)
+    try await host.run(
+      """
+      select entry 2
+      tap confirm
+      tap accept
+      select entry 1
+      tap confirm
+      tap accept
+      select strategy 3
+      tap confirm
+      tap ok
+      """)
     #expect(host.isIdle)
     #expect(host.latestEndings["journal"]?.outcome == .completed)
     #expect(try await host.query("journal.count") == .number(1))
@@ -96,13 +96,14 @@ struct JournalFeatureTests {
 
   @Test func aFlowTerminatedByTheHostEndsOnceAndIsReleased() async throws {
     let host = try makeHost()
-    try host.present(FlowRequest(flow: "journal"))
+    try await host.present("journal")
     weak let flow = host.top?.coordinator as? JournalFlowCoordinator
     #expect(flow != nil)
-    try host.send(.select("entry", ["1"]))
+    try await host.send(.select("entry", ["1"]))
     host.terminate()
     await host.settle()
     #expect(host.latestEndings["journal"]?.reason == .terminated)
     #expect(flow == nil)
+    try host.expectReleased()
   }
 }

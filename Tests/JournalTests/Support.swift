@@ -1,10 +1,11 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import Journal
 import Testing
 
 /// 2026-01-05T09:00Z, the runner's default start.
-let startDate = Date(timeIntervalSince1970: 1_767_603_600)
+let startDate = TestEnvironment.defaultStart
 
 func bundledCatalog() throws -> JournalCatalog { try JournalCatalog.bundled() }
 
@@ -15,67 +16,46 @@ final class RecordingPresentationClock: PresentationClock {
   func pause(seconds: Double) async { pauses.withLock { $0.append(seconds) } }
 }
 
-/// Runs one journal coordinator the way the host does, holding it only weakly so
-/// tests can prove it is released after its ending.
+/// Runs one journal coordinator the way the host does (FlowKitTesting's driver, with
+/// work in tasks as in an app), holding it only weakly so tests can prove it is
+/// released after its ending.
 @MainActor
-final class Harness {
+final class Harness: FlowDriver<JournalEntry, JournalFlowCoordinator> {
+  let ports: TestEnvironment
   let repository: InMemoryJournalRepository
-  let work = WorkTracker()
-  let clock = ManualClock(now: startDate, timeZone: TimeZone(identifier: "UTC")!)
-  let analytics = InMemoryAnalyticsSink()
-  let presentationClock = RecordingPresentationClock()
-  private(set) var endings: [FlowResult<JournalEntry>] = []
-  weak var flow: JournalFlowCoordinator?
+  let presentationClock: RecordingPresentationClock
 
   init(
     userID: String? = "user-1", trigger: FlowTrigger = .manual, catalog: JournalCatalog? = nil,
     repository: InMemoryJournalRepository = InMemoryJournalRepository()
   ) throws {
+    let ports = TestEnvironment(now: startDate, userID: userID)
+    let presentationClock = RecordingPresentationClock()
+    let catalog = try catalog ?? bundledCatalog()
+    self.ports = ports
     self.repository = repository
+    self.presentationClock = presentationClock
     let counter = Locked(0)
-    let coordinator = JournalFlowCoordinator(
-      catalog: try catalog ?? bundledCatalog(), userID: userID, trigger: trigger, clock: clock,
-      presentationClock: presentationClock, analytics: analytics, repository: repository, work: work,
-      makeID: {
-        counter.withLock {
-          $0 += 1
-          return "entry-\($0)"
-        }
-      })
-    coordinator.start { [weak self] result in self?.endings.append(result) }
-    flow = coordinator
-  }
-
-  var running: JournalFlowCoordinator {
-    get throws {
-      guard let flow, flow.isRunning else { throw HarnessError.flowNotRunning }
-      return flow
+    super.init(work: WorkTracker()) { work in
+      JournalFlowCoordinator(
+        catalog: catalog, userID: userID, trigger: trigger, clock: ports.clock,
+        presentationClock: presentationClock, analytics: ports.analytics, repository: repository, work: work,
+        makeID: {
+          counter.withLock {
+            $0 += 1
+            return "entry-\($0)"
+          }
+        })
     }
   }
 
-  var screen: Screen { flow?.screen ?? Screen(id: "ended", title: "") }
+  var clock: ManualClock { ports.clock }
+  var analytics: InMemoryAnalyticsSink { ports.analytics }
   var alertID: String? { screen.alert?.id }
-
-  /// Sends an action and waits for the work it started, as the runner does between steps.
-  func send(_ action: UserAction) async throws {
-    guard let flow else { throw HarnessError.flowNotRunning }
-    try flow.send(action)
-    await work.settle()
-  }
 
   func tap(_ id: String) async throws { try await send(.tap(id)) }
   func select(_ element: String, _ option: Int) async throws {
     try await send(.select(element, [String(option)]))
-  }
-
-  /// The error an action fails with, as text; nil when it did not fail.
-  func refusal(_ action: UserAction) async -> String? {
-    do {
-      try await send(action)
-      return nil
-    } catch {
-      return "\(error)"
-    }
   }
 
   func confirmPrimary(_ id: Int = 1) async throws {
@@ -83,18 +63,8 @@ final class Harness {
     try await tap("confirm")
   }
 
-  var completedEntry: JournalEntry? {
-    guard endings.count == 1, case .completed(let entry) = endings[0] else { return nil }
-    return entry
-  }
-
-  var wasCancelled: Bool {
-    guard endings.count == 1, case .cancelled = endings[0] else { return false }
-    return true
-  }
+  var completedEntry: JournalEntry? { output }
 }
-
-enum HarnessError: Error { case flowNotRunning }
 
 /// A small valid catalog as JSON; tests break one record at a time.
 func catalogJSON(

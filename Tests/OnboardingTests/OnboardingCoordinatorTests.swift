@@ -1,86 +1,81 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import Onboarding
 import Testing
 
 @MainActor
-final class OnboardingEndings {
-  var results: [FlowResult<SkillLevel>] = []
-  var outputs: [SkillLevel] {
-    results.compactMap { if case .completed(let skill) = $0 { skill } else { nil } }
-  }
-}
-
-@MainActor
 @Suite("Onboarding coordinator")
 struct OnboardingCoordinatorTests {
   let store = InMemoryKeyValueStore()
-  let endings = OnboardingEndings()
 
-  private func started(_ variant: OnboardingVariant = .standard) -> OnboardingCoordinator {
-    let coordinator = OnboardingCoordinator(variant: variant, store: store)
-    let endings = self.endings
-    coordinator.start { endings.results.append($0) }
-    return coordinator
+  /// The coordinator, started and driven by FlowKitTesting's driver, which records its
+  /// endings and holds it only weakly.
+  private func started(_ variant: OnboardingVariant = .standard) -> FlowDriver<
+    SkillLevel, OnboardingCoordinator
+  > {
+    FlowDriver { _ in OnboardingCoordinator(variant: variant, store: store) }
   }
 
   private func describe(_ screen: Screen) -> String {
     "\(screen.id) \(screen.progress?.description ?? "-")"
   }
 
-  @Test func standardVariantScreensAndProgress() throws {
-    let coordinator = started()
-    var seen = [describe(coordinator.screen)]
-    try coordinator.send(.tap("continue"))
-    seen.append(describe(coordinator.screen))
-    try coordinator.send(.tap("continue"))
-    seen.append(describe(coordinator.screen))
-    try coordinator.send(.select("skill", ["beginner"]))
-    try coordinator.send(.tap("continue"))
-    seen.append(describe(coordinator.screen))
+  @Test func standardVariantScreensAndProgress() async throws {
+    let onboarding = started()
+    var seen = [describe(onboarding.screen)]
+    try await onboarding.send(.tap("continue"))
+    seen.append(describe(onboarding.screen))
+    try await onboarding.send(.tap("continue"))
+    seen.append(describe(onboarding.screen))
+    try await onboarding.send(.select("skill", ["beginner"]))
+    try await onboarding.send(.tap("continue"))
+    seen.append(describe(onboarding.screen))
     #expect(
       seen == [
         "onboarding.welcome 1 of 4", "onboarding.features 2 of 4", "onboarding.skill 3 of 4",
         "onboarding.finale 4 of 4",
       ])
-    coordinator.cancel()
+    onboarding.cancel()
   }
 
-  @Test func shortVariantScreensAndProgress() throws {
-    let coordinator = started(.short)
-    var seen = [describe(coordinator.screen)]
-    try coordinator.send(.tap("continue"))
-    seen.append(describe(coordinator.screen))
-    try coordinator.send(.select("skill", ["experienced"]))
-    try coordinator.send(.tap("continue"))
-    seen.append(describe(coordinator.screen))
+  @Test func shortVariantScreensAndProgress() async throws {
+    let onboarding = started(.short)
+    var seen = [describe(onboarding.screen)]
+    try await onboarding.send(.tap("continue"))
+    seen.append(describe(onboarding.screen))
+    try await onboarding.send(.select("skill", ["experienced"]))
+    try await onboarding.send(.tap("continue"))
+    seen.append(describe(onboarding.screen))
     #expect(seen == ["onboarding.welcome 1 of 3", "onboarding.skill 2 of 3", "onboarding.finale 3 of 3"])
-    coordinator.cancel()
+    onboarding.cancel()
   }
 
-  @Test func elementIdsPerScreen() throws {
-    let coordinator = started()
+  @Test func elementIdsPerScreen() async throws {
+    let onboarding = started()
     var elements: [String: [String]] = [:]
     for _ in 0..<3 {
-      elements[coordinator.screen.id] = coordinator.screen.elements.map(\.id)
-      if coordinator.screen.id == "onboarding.skill" { try coordinator.send(.select("skill", ["beginner"])) }
-      try coordinator.send(.tap("continue"))
+      elements[onboarding.screen.id] = onboarding.screen.elements.map(\.id)
+      if onboarding.screen.id == "onboarding.skill" {
+        try onboarding.running.send(.select("skill", ["beginner"]))
+      }
+      try await onboarding.send(.tap("continue"))
     }
-    elements[coordinator.screen.id] = coordinator.screen.elements.map(\.id)
+    elements[onboarding.screen.id] = onboarding.screen.elements.map(\.id)
     #expect(
       elements == [
         "onboarding.welcome": ["continue"], "onboarding.features": ["continue"],
         "onboarding.skill": ["skill", "continue"], "onboarding.finale": ["continue"],
       ])
-    let finaleButton = try #require(coordinator.screen.element("continue"))
+    let finaleButton = try #require(onboarding.screen.element("continue"))
     #expect(finaleButton.label == "Let's Go!")
-    coordinator.cancel()
+    onboarding.cancel()
   }
 
-  @Test func skillChoiceOffersTheThreeLevels() throws {
-    let coordinator = started(.short)
-    try coordinator.send(.tap("continue"))
-    let skill = try #require(coordinator.screen.element("skill"))
+  @Test func skillChoiceOffersTheThreeLevels() async throws {
+    let onboarding = started(.short)
+    try await onboarding.send(.tap("continue"))
+    let skill = try #require(onboarding.screen.element("skill"))
     guard case .choice(let options, let multiple) = skill.kind else {
       Issue.record("skill is a \(skill.kind.name)")
       return
@@ -88,94 +83,96 @@ struct OnboardingCoordinatorTests {
     #expect(!multiple)
     #expect(options.map(\.id) == ["beginner", "intermediate", "experienced"])
     #expect(skill.value == ElementValue.none)
-    coordinator.cancel()
+    onboarding.cancel()
   }
 
-  @Test func continueIsDisabledUntilASkillIsChosen() throws {
-    let coordinator = started(.short)
-    try coordinator.send(.tap("continue"))
-    #expect(coordinator.screen.element("continue")?.isEnabled == false)
+  @Test func continueIsDisabledUntilASkillIsChosen() async throws {
+    let onboarding = started(.short)
+    try await onboarding.send(.tap("continue"))
+    #expect(onboarding.screen.element("continue")?.isEnabled == false)
     #expect(throws: ActionError(screen: "onboarding.skill", element: "continue", problem: .disabled)) {
-      try coordinator.send(.tap("continue"))
+      try onboarding.running.send(.tap("continue"))
     }
-    #expect(coordinator.screen.id == "onboarding.skill")
-    try coordinator.send(.select("skill", ["intermediate"]))
-    #expect(coordinator.screen.element("continue")?.isEnabled == true)
-    #expect(coordinator.screen.element("skill")?.value == .text("intermediate"))
-    try coordinator.send(.tap("continue"))
-    #expect(coordinator.screen.id == "onboarding.finale")
-    coordinator.cancel()
+    #expect(onboarding.screen.id == "onboarding.skill")
+    try await onboarding.send(.select("skill", ["intermediate"]))
+    #expect(onboarding.screen.element("continue")?.isEnabled == true)
+    #expect(onboarding.screen.element("skill")?.value == .text("intermediate"))
+    try await onboarding.send(.tap("continue"))
+    #expect(onboarding.screen.id == "onboarding.finale")
+    onboarding.cancel()
   }
 
-  @Test func backKeepsTheChosenSkill() throws {
-    let coordinator = started()
-    try coordinator.send(.tap("continue"))
-    try coordinator.send(.tap("continue"))
-    try coordinator.send(.select("skill", ["experienced"]))
-    try coordinator.send(.back)
-    #expect(coordinator.screen.id == "onboarding.features")
-    try coordinator.send(.tap("continue"))
-    #expect(coordinator.screen.element("skill")?.value == .text("experienced"))
-    #expect(coordinator.screen.element("continue")?.isEnabled == true)
-    try coordinator.send(.tap("continue"))
-    try coordinator.send(.back)
-    #expect(coordinator.screen.id == "onboarding.skill")
-    #expect(coordinator.screen.element("skill")?.value == .text("experienced"))
-    coordinator.cancel()
+  @Test func backKeepsTheChosenSkill() async throws {
+    let onboarding = started()
+    try await onboarding.send(.tap("continue"))
+    try await onboarding.send(.tap("continue"))
+    try await onboarding.send(.select("skill", ["experienced"]))
+    try await onboarding.send(.back)
+    #expect(onboarding.screen.id == "onboarding.features")
+    try await onboarding.send(.tap("continue"))
+    #expect(onboarding.screen.element("skill")?.value == .text("experienced"))
+    #expect(onboarding.screen.element("continue")?.isEnabled == true)
+    try await onboarding.send(.tap("continue"))
+    try await onboarding.send(.back)
+    #expect(onboarding.screen.id == "onboarding.skill")
+    #expect(onboarding.screen.element("skill")?.value == .text("experienced"))
+    onboarding.cancel()
   }
 
-  @Test func backWorksOnStepsTwoToFour() throws {
-    let coordinator = started()
-    var backable: [String: Bool] = [coordinator.screen.id: coordinator.screen.canGoBack]
-    try coordinator.send(.tap("continue"))
-    backable[coordinator.screen.id] = coordinator.screen.canGoBack
-    try coordinator.send(.tap("continue"))
-    backable[coordinator.screen.id] = coordinator.screen.canGoBack
-    try coordinator.send(.select("skill", ["beginner"]))
-    try coordinator.send(.tap("continue"))
-    backable[coordinator.screen.id] = coordinator.screen.canGoBack
+  @Test func backWorksOnStepsTwoToFour() async throws {
+    let onboarding = started()
+    var backable: [String: Bool] = [onboarding.screen.id: onboarding.screen.canGoBack]
+    try await onboarding.send(.tap("continue"))
+    backable[onboarding.screen.id] = onboarding.screen.canGoBack
+    try await onboarding.send(.tap("continue"))
+    backable[onboarding.screen.id] = onboarding.screen.canGoBack
+    try await onboarding.send(.select("skill", ["beginner"]))
+    try await onboarding.send(.tap("continue"))
+    backable[onboarding.screen.id] = onboarding.screen.canGoBack
     #expect(
       backable == [
         "onboarding.welcome": false, "onboarding.features": true, "onboarding.skill": true,
         "onboarding.finale": true,
       ])
-    try coordinator.send(.back)
-    try coordinator.send(.back)
-    try coordinator.send(.back)
-    #expect(coordinator.screen.id == "onboarding.welcome")
-    coordinator.cancel()
+    try await onboarding.send(.back)
+    try await onboarding.send(.back)
+    try await onboarding.send(.back)
+    #expect(onboarding.screen.id == "onboarding.welcome")
+    onboarding.cancel()
   }
 
-  @Test func noBackOnTheFirstStep() {
-    let coordinator = started()
+  @Test func noBackOnTheFirstStep() async {
+    let onboarding = started()
     #expect(throws: ActionError(screen: "onboarding.welcome", problem: .backUnavailable)) {
-      try coordinator.send(.back)
+      try onboarding.running.send(.back)
     }
-    #expect(coordinator.screen.id == "onboarding.welcome")
-    coordinator.cancel()
+    #expect(onboarding.screen.id == "onboarding.welcome")
+    onboarding.cancel()
   }
 
-  @Test func closeIsRefusedOnEveryStep() throws {
-    let coordinator = started()
+  @Test func closeIsRefusedOnEveryStep() async throws {
+    let onboarding = started()
     for step in ["onboarding.welcome", "onboarding.features", "onboarding.skill", "onboarding.finale"] {
-      #expect(coordinator.screen.id == step)
-      #expect(throws: ActionError(screen: step, problem: .closeUnavailable)) { try coordinator.send(.close) }
-      if step == "onboarding.skill" { try coordinator.send(.select("skill", ["beginner"])) }
-      if step != "onboarding.finale" { try coordinator.send(.tap("continue")) }
+      #expect(onboarding.screen.id == step)
+      #expect(throws: ActionError(screen: step, problem: .closeUnavailable)) {
+        try onboarding.running.send(.close)
+      }
+      if step == "onboarding.skill" { try onboarding.running.send(.select("skill", ["beginner"])) }
+      if step != "onboarding.finale" { try onboarding.running.send(.tap("continue")) }
     }
-    #expect(coordinator.isRunning)
-    #expect(endings.results.isEmpty)
-    coordinator.cancel()
+    #expect(onboarding.isRunning)
+    #expect(onboarding.endings.isEmpty)
+    onboarding.cancel()
   }
 
-  @Test func everySkillHasItsOwnTextEmojiAndFinale() throws {
+  @Test func everySkillHasItsOwnTextEmojiAndFinale() async throws {
     var options: [String] = []
     var finales: [String] = []
     var subtitles: [String] = []
     for level in SkillLevel.allCases {
-      let coordinator = started(.short)
-      try coordinator.send(.tap("continue"))
-      let skill = try #require(coordinator.screen.element("skill"))
+      let onboarding = started(.short)
+      try await onboarding.send(.tap("continue"))
+      let skill = try #require(onboarding.screen.element("skill"))
       guard case .choice(let choices, _) = skill.kind else {
         Issue.record("skill is a \(skill.kind.name)")
         continue
@@ -183,15 +180,15 @@ struct OnboardingCoordinatorTests {
       let option = try #require(choices.first { $0.id == level.rawValue })
       #expect(option.label.contains(level.emoji))
       #expect(option.label.contains(level.optionText))
-      try coordinator.send(.select("skill", [level.rawValue]))
-      try coordinator.send(.tap("continue"))
-      #expect(coordinator.screen.title.contains(level.finaleTitle))
-      #expect(coordinator.screen.title.contains(level.emoji))
-      #expect(coordinator.screen.message == level.finaleSubtitle)
+      try await onboarding.send(.select("skill", [level.rawValue]))
+      try await onboarding.send(.tap("continue"))
+      #expect(onboarding.screen.title.contains(level.finaleTitle))
+      #expect(onboarding.screen.title.contains(level.emoji))
+      #expect(onboarding.screen.message == level.finaleSubtitle)
       options.append(option.label)
-      finales.append(coordinator.screen.title)
-      subtitles.append(coordinator.screen.message ?? "")
-      coordinator.cancel()
+      finales.append(onboarding.screen.title)
+      subtitles.append(onboarding.screen.message ?? "")
+      onboarding.cancel()
     }
     let levels = SkillLevel.allCases
     for texts in [
@@ -203,43 +200,37 @@ struct OnboardingCoordinatorTests {
     }
   }
 
-  @Test func completionStoresTheResultAndOutputsTheSkill() throws {
-    weak var weakCoordinator: OnboardingCoordinator?
-    do {
-      let coordinator = started()
-      weakCoordinator = coordinator
-      try coordinator.send(.tap("continue"))
-      try coordinator.send(.tap("continue"))
-      try coordinator.send(.select("skill", ["intermediate"]))
-      try coordinator.send(.tap("continue"))
-      #expect(try store.bool(forKey: OnboardingKeys.completed) == false, "nothing is stored before the end")
-      try coordinator.send(.tap("continue"))
-    }
-    #expect(endings.outputs == [.intermediate])
-    #expect(endings.results.count == 1)
+  @Test func completionStoresTheResultAndOutputsTheSkill() async throws {
+    let onboarding = started()
+    try await onboarding.run("tap continue", "tap continue", "select skill intermediate", "tap continue")
+    #expect(try store.bool(forKey: OnboardingKeys.completed) == false, "nothing is stored before the end")
+    try await onboarding.run("tap continue")
+    #expect(onboarding.output == .intermediate)
+    #expect(onboarding.endings.count == 1)
     #expect(store.string(forKey: "onboarding.completed") == "true")
     #expect(store.string(forKey: "onboarding.skill") == "intermediate")
-    #expect(weakCoordinator == nil)
+    #expect(onboarding.flow == nil)
+    try onboarding.expectReleased()
   }
 
-  @Test func aChangedChoiceIsTheOneStored() throws {
-    let coordinator = started(.short)
-    try coordinator.send(.tap("continue"))
-    try coordinator.send(.select("skill", ["beginner"]))
-    try coordinator.send(.tap("continue"))
-    try coordinator.send(.back)
-    try coordinator.send(.select("skill", ["experienced"]))
-    try coordinator.send(.tap("continue"))
-    try coordinator.send(.tap("continue"))
-    #expect(endings.outputs == [.experienced])
+  @Test func aChangedChoiceIsTheOneStored() async throws {
+    let onboarding = started(.short)
+    try await onboarding.send(.tap("continue"))
+    try await onboarding.send(.select("skill", ["beginner"]))
+    try await onboarding.send(.tap("continue"))
+    try await onboarding.send(.back)
+    try await onboarding.send(.select("skill", ["experienced"]))
+    try await onboarding.send(.tap("continue"))
+    try await onboarding.send(.tap("continue"))
+    #expect(onboarding.output == .experienced)
     #expect(store.string(forKey: "onboarding.skill") == "experienced")
   }
 
-  @Test func aCancelledOnboardingStoresNothing() throws {
-    let coordinator = started(.short)
-    try coordinator.send(.tap("continue"))
-    try coordinator.send(.select("skill", ["beginner"]))
-    coordinator.cancel()
+  @Test func aCancelledOnboardingStoresNothing() async throws {
+    let onboarding = started(.short)
+    try await onboarding.send(.tap("continue"))
+    try await onboarding.send(.select("skill", ["beginner"]))
+    onboarding.cancel()
     #expect(store.string(forKey: "onboarding.completed") == nil)
     #expect(store.string(forKey: "onboarding.skill") == nil)
   }
@@ -248,17 +239,11 @@ struct OnboardingCoordinatorTests {
 @MainActor
 @Suite("Onboarding feature")
 struct OnboardingFeatureTests {
-  let store = InMemoryKeyValueStore()
+  let environment = TestEnvironment(now: Date(timeIntervalSince1970: 0), userID: "alice")
+  var store: InMemoryKeyValueStore { environment.store }
 
-  private func host() throws -> FlowHost {
-    var registry = FlowRegistry()
-    try registry.register(OnboardingFeature.self)
-    return try FlowHost(
-      registry: registry,
-      environment: HostEnvironment(
-        userID: "alice",
-        clock: ManualClock(now: Date(timeIntervalSince1970: 0), timeZone: TimeZone(identifier: "UTC")!),
-        keyValueStore: store))
+  private func host() throws -> TestHost {
+    try TestHost([OnboardingFeature.self], environment: environment)
   }
 
   @Test func registersTheFlowWithBothVariantsAndItsScreens() throws {
@@ -280,36 +265,33 @@ struct OnboardingFeatureTests {
 
   @Test func launchPresentsOnboardingUntilCompleted() async throws {
     let host = try host()
-    await host.launch()
+    try await host.launch()
     #expect(host.top?.flow == "onboarding")
     #expect(host.top?.variant == "standard")
     #expect(host.top?.trigger == .launch)
     #expect(host.screen?.id == "onboarding.welcome")
-    try host.send(.tap("continue"))
-    try host.send(.tap("continue"))
-    try host.send(.select("skill", ["beginner"]))
-    try host.send(.tap("continue"))
-    try host.send(.tap("continue"))
+    try await host.run(
+      "tap continue", "tap continue", "select skill beginner", "tap continue", "tap continue")
     await host.settle()
     #expect(host.isIdle, "completed onboarding: no rule applies any more")
     #expect(host.latestEndings["onboarding"]?.output as? SkillLevel == .beginner)
 
     host.terminate()
-    await host.launch()
+    try await host.launch()
     #expect(host.isIdle)
   }
 
   @Test func launchAfterACompletedOnboardingPresentsNothing() async throws {
     try store.set(true, forKey: OnboardingKeys.completed)
     let host = try host()
-    await host.launch()
+    try await host.launch()
     #expect(host.isIdle)
   }
 
-  @Test func theShortVariantThroughTheHost() throws {
+  @Test func theShortVariantThroughTheHost() async throws {
     let host = try host()
-    try host.present(FlowRequest(flow: "onboarding", variant: "short"))
-    try host.send(.tap("continue"))
+    try await host.present("onboarding", variant: "short")
+    try await host.send(.tap("continue"))
     #expect(host.screen?.id == "onboarding.skill")
     #expect(host.screen?.progress == StepProgress(index: 2, count: 3))
     host.terminate()
@@ -323,6 +305,52 @@ struct OnboardingFeatureTests {
     store.set("experienced", forKey: OnboardingKeys.skill)
     #expect(try await host.query("onboarding.completed") == .bool(true))
     #expect(try await host.query("onboarding.skill") == .text("experienced"))
+  }
+
+  @Test func presentOnboardingCallsBackOnceWithTheSkill() async throws {
+    let host = try host()
+    var skills: [SkillLevel?] = []
+    try presentOnboarding(from: host.host, variant: "short") { skills.append($0) }
+    #expect(host.top?.variant == "short")
+    #expect(host.top?.trigger == .manual)
+    try await host.run("tap continue", "select skill experienced", "tap continue", "tap continue")
+    #expect(skills == [.experienced])
+    #expect(host.isIdle)
+  }
+
+  @Test func presentOnboardingCanBeAwaited() async throws {
+    let host = try host()
+    let onboarding = try await host.begin { host in try await presentOnboarding(from: host) }
+    #expect(host.screen?.id == "onboarding.welcome")
+    try await host.run(
+      """
+      tap continue
+      tap continue
+      select skill beginner
+      tap continue
+      tap continue
+      """)
+    #expect(try await onboarding.value == .beginner)
+    #expect(store.string(forKey: OnboardingKeys.skill) == "beginner")
+  }
+
+  @Test func anAwaitedOnboardingAnswersNilWhenTheAppQuits() async throws {
+    let host = try host()
+    let onboarding = try await host.begin { host in try await presentOnboarding(from: host, variant: "short")
+    }
+    try await host.send(.tap("continue"))
+    host.terminate()
+    #expect(try await onboarding.value == nil)
+    #expect(host.latestEndings["onboarding"]?.reason == .terminated)
+    try host.expectReleased()
+  }
+
+  @Test func anAwaitedOnboardingThrowsWhenItIsNotRegistered() async throws {
+    let host = try FlowHost(registry: FlowRegistry(), environment: environment.hostEnvironment)
+    await #expect(throws: HostError.unknownFlow("onboarding", registered: [])) {
+      try await presentOnboarding(from: host)
+    }
+    #expect(host.isIdle)
   }
 }
 

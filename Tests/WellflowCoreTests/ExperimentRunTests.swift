@@ -2,6 +2,7 @@ import Experiments
 import FlowKit
 import Foundation
 import Testing
+import WellflowComposition
 import WellflowCore
 
 /// Runs scripts with an experiment file, as `wellflow run --experiments` does, and keeps

@@ -3,6 +3,7 @@ import FlowKit
 import Foundation
 import Onboarding
 import Storage
+import WellflowComposition
 import WellflowCore
 
 /// Figure 7: experiment assignment as the app does it when a flow starts without a

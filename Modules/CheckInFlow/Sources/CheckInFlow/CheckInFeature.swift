@@ -27,6 +27,9 @@ public enum CheckInFeature: FlowFeature {
   /// Below onboarding's 200: a new user is onboarded before the first check-in.
   public static let launchPriority = 100
   public static let launchRuleID = "checkin.daily"
+  public static var requiredServices: [any ServiceKey.Type] {
+    [MoodRepositoryKey.self, StateOfMindStoreKey.self]
+  }
 
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
     try register(in: &registry, variants: CheckInVariant.shipped)
@@ -36,6 +39,7 @@ public enum CheckInFeature: FlowFeature {
   public static func register(in registry: inout FlowRegistry, variants: [CheckInVariant])
     throws(RegistryError)
   {
+    registry.require(requiredServices, by: String(describing: Self.self))
     try registry.register(
       FlowDefinition(
         id: flowID, summary: "Notice, name and shape a feeling; saved as a mood",

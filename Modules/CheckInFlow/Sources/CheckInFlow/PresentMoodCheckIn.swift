@@ -19,3 +19,18 @@ public func presentMoodCheckIn(
     completion(ending.outcome == .completed && data != nil, data)
   }
 }
+
+/// The `await`-able form: presents the check-in and returns what was saved, or nil when
+/// the person left it or the app quit with it on screen.
+///
+///     if let data = try await presentMoodCheckIn(from: host) { … }
+///
+/// Throws, presenting nothing, when the host cannot present the check-in.
+@MainActor
+public func presentMoodCheckIn(
+  from presenter: FlowHost, variant: String? = nil, trigger: FlowTrigger = .manual
+) async throws(HostError) -> MoodCheckInData? {
+  let ending = try await presenter.presentAndWait(
+    FlowRequest(flow: CheckInFeature.flowID, variant: variant, trigger: trigger))
+  return ending.outcome == .completed ? ending.output as? MoodCheckInData : nil
+}

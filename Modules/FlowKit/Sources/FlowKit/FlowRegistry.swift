@@ -66,6 +66,14 @@ public struct FlowContext {
   /// Runs async work that the host tracks, so a runner can `settle()`.
   public let work: WorkTracker
 
+  /// Hosts build contexts; tests build one to drive a factory's coordinator directly.
+  public init(request: FlowRequest, variant: String, environment: HostEnvironment, work: WorkTracker) {
+    self.request = request
+    self.variant = variant
+    self.environment = environment
+    self.work = work
+  }
+
   public var trigger: FlowTrigger { request.trigger }
 }
 
@@ -97,6 +105,17 @@ public struct FlowDefinition: Sendable {
     self.stepVariants = stepVariants
     self.variantSteps = variantSteps
     self.make = make
+  }
+}
+
+extension FlowDefinition {
+  /// The same flow, built by `make` (usually a wrapper around the flow's own `make`).
+  public func replacingMake(_ make: @escaping @MainActor (FlowContext) -> any PresentableFlow)
+    -> FlowDefinition
+  {
+    FlowDefinition(
+      id: id, summary: summary, variants: variants, defaultVariant: defaultVariant, screens: screens,
+      stepVariants: stepVariants, variantSteps: variantSteps, make: make)
   }
 }
 
@@ -236,7 +255,17 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
 
 /// A feature module's one entry point into the app.
 public protocol FlowFeature: Sendable {
+  /// The ports (service keys) its flows, queries and launch rules read from
+  /// `environment.services`. Composing a host without one of them throws
+  /// `CompositionError.missingServices`, naming the feature and the port, instead of
+  /// stopping inside a flow. Empty by default: a feature that only uses the key-value
+  /// store, the clock and analytics needs no port.
+  static var requiredServices: [any ServiceKey.Type] { get }
   static func register(in registry: inout FlowRegistry) throws(RegistryError)
+}
+
+extension FlowFeature {
+  public static var requiredServices: [any ServiceKey.Type] { [] }
 }
 
 /// Everything the registered features offer: flows, queries, launch rules.
@@ -244,6 +273,8 @@ public struct FlowRegistry: Sendable {
   public private(set) var flows: [FlowDefinition] = []
   public private(set) var queries: [QueryDefinition] = []
   public private(set) var launchRules: [LaunchRule] = []
+  /// The ports each registered feature declared, in registration order.
+  public private(set) var requirements: [ServiceRequirement] = []
 
   public init() {}
 
@@ -313,11 +344,34 @@ public struct FlowRegistry: Sendable {
   public mutating func register(_ rule: LaunchRule) throws(RegistryError) {
     guard !launchRules.contains(where: { $0.id == rule.id }) else { throw .duplicateRule(rule.id) }
     launchRules.append(rule)
-    launchRules.sort { $0.priority > $1.priority }
+    // Highest priority first, equal priorities by id: the order features registered in
+    // never changes which rule is asked first.
+    launchRules.sort { ($1.priority, $0.id) < ($0.priority, $1.id) }
   }
 
+  /// Registers a feature and records the ports it declared (`requiredServices`), so
+  /// `FlowHost.compose` can check them before any flow runs.
   public mutating func register(_ feature: any FlowFeature.Type) throws(RegistryError) {
+    require(feature.requiredServices, by: String(describing: feature))
     try feature.register(in: &self)
+  }
+
+  /// Records that `feature` needs `keys` (for features registered by hand, not through
+  /// `register(_:)`).
+  public mutating func require(_ keys: [any ServiceKey.Type], by feature: String) {
+    for key in keys {
+      let requirement = ServiceRequirement(key, feature: feature)
+      if !requirements.contains(requirement) { requirements.append(requirement) }
+    }
+  }
+
+  /// The same registry with every flow passed through `transform` (a test host or an
+  /// explorer wrapping factories to observe coordinators); queries, rules and
+  /// requirements are kept.
+  public func mapFlows(_ transform: (FlowDefinition) -> FlowDefinition) -> FlowRegistry {
+    var mapped = self
+    mapped.flows = flows.map(transform)
+    return mapped
   }
 
   /// Checks what can only be checked once every feature registered.

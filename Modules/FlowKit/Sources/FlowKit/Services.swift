@@ -4,7 +4,9 @@ public protocol ServiceKey {
 }
 
 /// Ports by key, like SwiftUI's environment. A port a feature asks for but the
-/// composition root never provided is a wiring mistake: it stops loudly, naming it.
+/// composition root never provided is a wiring mistake: `FlowHost.compose` refuses it
+/// for every port a feature declared (`FlowFeature.requiredServices`); reading an
+/// undeclared one that is missing stops loudly, naming it.
 public struct Services: Sendable {
   private var values: [ObjectIdentifier: any Sendable] = [:]
 
@@ -22,6 +24,9 @@ public struct Services: Sendable {
   }
 
   public func has<Key: ServiceKey>(_ key: Key.Type) -> Bool { values[ObjectIdentifier(key)] != nil }
+
+  /// Whether the port a feature declared is provided.
+  public func satisfies(_ requirement: ServiceRequirement) -> Bool { values[requirement.key] != nil }
 }
 
 /// What every flow, query and launch rule can reach.

@@ -3,6 +3,8 @@ import FlowKit
 /// The journal's one entry point into the app: the `journal` flow and its queries.
 /// The app provides `services[JournalRepositoryKey.self]`.
 public enum JournalFeature: FlowFeature {
+  public static var requiredServices: [any ServiceKey.Type] { [JournalRepositoryKey.self] }
+
   public static let screens = [
     ScreenDeclaration(
       JournalFlowCoordinator.screenID, elements: ["layer", "phase", "entry", "strategy", "close"],
@@ -24,6 +26,7 @@ public enum JournalFeature: FlowFeature {
   /// Registers with another catalog (tests, content previews).
   public static func register(in registry: inout FlowRegistry, catalog: JournalCatalog) throws(RegistryError)
   {
+    registry.require(requiredServices, by: String(describing: Self.self))
     try registry.register(
       FlowDefinition(
         id: JournalFlowCoordinator.flowID,

@@ -2,6 +2,10 @@ import FlowKit
 
 /// Registers `mood.log`, `mood.history` and the mood, health and outbox queries.
 public enum MoodTrackingFeature: FlowFeature {
+  public static var requiredServices: [any ServiceKey.Type] {
+    [MoodRepositoryKey.self, StateOfMindStoreKey.self, OutboxKey.self]
+  }
+
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
     try registry.register(
       FlowDefinition(

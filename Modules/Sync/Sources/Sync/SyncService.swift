@@ -124,6 +124,8 @@ public enum SyncServiceKey: ServiceKey {
 /// The queries scripts read the backend with (`outbox.*` belong to MoodTracking, which
 /// owns the outbox port).
 public enum SyncFeature: FlowFeature {
+  public static var requiredServices: [any ServiceKey.Type] { [SyncServiceKey.self] }
+
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
     for resource in BackendResource.allCases {
       try registry.register(

@@ -2,20 +2,7 @@ import Experiments
 import FlowKit
 import Foundation
 import Onboarding
-
-/// App-wide settings kept per user.
-public enum AppKeys {
-  /// When the app was first opened for the user (ISO 8601), written at that first launch.
-  public static let firstLaunch = "app.firstLaunch"
-
-  static let timestampFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: false)
-
-  /// Writes the first-launch time unless the user already has one.
-  public static func recordFirstLaunch(in store: any KeyValueStore, at now: Date) throws {
-    guard try store.string(forKey: firstLaunch) == nil else { return }
-    try store.set(now.formatted(timestampFormat), forKey: firstLaunch)
-  }
-}
+import WellflowComposition
 
 /// Chooses the variant of a flow started without one, from the experiments on that flow
 /// (SPEC §6), and records `experiment_viewed` for users in the experiment.
@@ -37,9 +24,7 @@ public struct ExperimentAssigner {
     if let user = environment.userID { attributes["id"] = .string(user) }
     let store = environment.keyValueStore
     if let skill = try? store.string(forKey: OnboardingKeys.skill) { attributes["skill"] = .string(skill) }
-    if let text = try? store.string(forKey: AppKeys.firstLaunch),
-      let first = try? Date(text, strategy: AppKeys.timestampFormat)
-    {
+    if let first = AppKeys.firstLaunchDate(in: store) {
       let clock = environment.clock
       let days = clock.calendar.dateComponents(
         [.day], from: clock.startOfDay(first), to: clock.startOfDay(clock.now)

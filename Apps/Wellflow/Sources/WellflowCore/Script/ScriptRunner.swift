@@ -2,6 +2,7 @@ import Experiments
 import FlowKit
 import Foundation
 import Sync
+import WellflowComposition
 
 /// How one step went.
 public struct StepResult: Sendable, Codable, Equatable {

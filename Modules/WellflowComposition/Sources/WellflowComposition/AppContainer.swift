@@ -1,0 +1,188 @@
+import FlowKit
+import Foundation
+import Journal
+import MoodTracking
+import Storage
+import Sync
+
+/// One app process: its storage, the adapters serving every port the features declared,
+/// the sync service and the host. Swapping an adapter is a change here (or in
+/// `customizeServices`) and nowhere else.
+///
+///     let app = AppContainer(
+///       registry: try WellflowFeatures.makeRegistry(), dataDirectory: applicationSupport,
+///       userID: account.id, backend: FixedBackendConnector(credentials: credentials))
+///     let host = try app.open()   // throws CompositionError when a port is missing
+///     await host.launch()
+///
+/// `close()` quits (flows are dropped, storage closed) and `open()` again relaunches on
+/// the same data.
+@MainActor
+public final class AppContainer {
+  /// Where the app keeps its data.
+  public enum StorageMode: Sendable {
+    /// SQLite in the data directory: what users run.
+    case sqlite
+    /// SQLite in memory, through the same adapters, for runs that keep nothing: the
+    /// database outlives `close()` and `open()` (as a file would) and ends with the container.
+    case sqliteScratch
+    /// Memory that lives as long as the container (previews, benchmarks of the runner).
+    case memory
+  }
+
+  public let registry: FlowRegistry
+  public let storage: StorageMode
+  /// Where `.sqlite` keeps `wellflow.sqlite`; unused by the other modes.
+  public let dataDirectory: URL
+  public let clock: any FlowClock
+  public let userID: String
+  public let analytics: any AnalyticsSink
+  /// Where `sync` sends.
+  public let backend: any BackendConnector
+  public let connectivity: any Connectivity
+  public let workMode: WorkTracker.Mode
+  public let presentationClock: any PresentationClock
+  /// Changes the ports after the container wired its own adapters and before the host is
+  /// composed: an app swaps one (a HealthKit state-of-mind store) or adds a port a new
+  /// feature declared. A `SyncServiceKey` set here replaces the container's sync service.
+  public let customizeServices: (@MainActor (inout Services) -> Void)?
+  /// Called with each new host before `open()` returns it (experiments install their
+  /// variant resolver here).
+  public let onHostCreated: (@MainActor (FlowHost) -> Void)?
+
+  public private(set) var host: FlowHost?
+  /// Sends the outbox and pulls, once the app is open.
+  public private(set) var sync: SyncService?
+  private var database: WellflowDatabase?
+  /// The `.sqliteScratch` database, kept across relaunches.
+  private var scratch: WellflowDatabase?
+  private lazy var memory = MemoryPorts()
+
+  /// `clock` defaults to the device's clock and `presentationClock` to real pauses;
+  /// `workMode` `.deferred` is for headless runners, which settle between steps.
+  public init(
+    registry: FlowRegistry, storage: StorageMode = .sqlite, dataDirectory: URL, userID: String,
+    clock: any FlowClock = SystemClock(), analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
+    backend: any BackendConnector, connectivity: any Connectivity = NetworkSwitch(),
+    workMode: WorkTracker.Mode = .concurrent,
+    presentationClock: any PresentationClock = SleepingPresentationClock(),
+    customizeServices: (@MainActor (inout Services) -> Void)? = nil,
+    onHostCreated: (@MainActor (FlowHost) -> Void)? = nil
+  ) {
+    self.registry = registry
+    self.storage = storage
+    self.dataDirectory = dataDirectory
+    self.userID = userID
+    self.clock = clock
+    self.analytics = analytics
+    self.backend = backend
+    self.connectivity = connectivity
+    self.workMode = workMode
+    self.presentationClock = presentationClock
+    self.customizeServices = customizeServices
+    self.onHostCreated = onHostCreated
+  }
+
+  /// Opens storage and composes the host, unless the app is already running. Throws
+  /// `CompositionError` when a feature's declared port is not provided, and storage
+  /// errors when the database cannot be opened.
+  @discardableResult
+  public func open() throws -> FlowHost {
+    if let host { return host }
+    let keyValueStore: any KeyValueStore
+    var services = Services()
+    var database: WellflowDatabase?
+    switch storage {
+    case .sqlite, .sqliteScratch:
+      let opened: WellflowDatabase
+      if storage == .sqlite {
+        opened = try WellflowDatabase.open(directory: dataDirectory, legacyTimeZone: clock.timeZone)
+      } else {
+        opened = try scratch ?? WellflowDatabase.scratch()
+        scratch = opened
+      }
+      keyValueStore = SQLiteKeyValueStore(database: opened, userID: userID)
+      let journal = SQLiteJournalRepository(database: opened, clock: clock)
+      try journal.queueUnfinished(userID: userID)
+      services[JournalRepositoryKey.self] = journal
+      services[MoodRepositoryKey.self] = SQLiteMoodRepository(writer: opened.writer)
+      services[StateOfMindStoreKey.self] = SQLiteStateOfMindStore(writer: opened.writer)
+      services[OutboxKey.self] = SQLiteOutbox(writer: opened.writer)
+      database = opened
+    case .memory:
+      keyValueStore = memory.store
+      services[JournalRepositoryKey.self] = memory.journal
+      services[MoodRepositoryKey.self] = memory.moods
+      services[StateOfMindStoreKey.self] = memory.health
+      services[OutboxKey.self] = memory.outbox
+    }
+    customizeServices?(&services)
+    let sync: SyncService
+    if services.has(SyncServiceKey.self) {
+      sync = services[SyncServiceKey.self]
+    } else {
+      sync = SyncService(
+        connector: backend, outbox: services[OutboxKey.self], moods: services[MoodRepositoryKey.self],
+        clock: clock, connectivity: connectivity, analytics: analytics)
+      services[SyncServiceKey.self] = sync
+    }
+    let environment = HostEnvironment(
+      userID: userID, clock: clock, keyValueStore: keyValueStore, analytics: analytics,
+      presentationClock: presentationClock, services: services)
+    let host = try FlowHost.compose(registry: registry, environment: environment, workMode: workMode)
+    try AppKeys.recordFirstLaunch(in: keyValueStore, at: clock.now)
+    onHostCreated?(host)
+    self.database = database
+    self.sync = sync
+    self.host = host
+    return host
+  }
+
+  /// Deletes the app's own data, as uninstalling would. Call it while the app is closed.
+  public func clearLocalData() throws {
+    switch storage {
+    case .sqlite:
+      let names = ["", "-wal", "-shm"].map { WellflowDatabase.fileName + $0 }
+      for name in names {
+        let file = dataDirectory.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+      }
+    case .sqliteScratch:
+      scratch = nil
+    case .memory:
+      memory = MemoryPorts()
+    }
+  }
+
+  /// Quits: flows are dropped and storage is closed.
+  public func close() {
+    host?.terminate()
+    host = nil
+    sync = nil
+    database = nil
+  }
+}
+
+/// The `.memory` adapters, kept together so a relaunch finds them and a clear replaces them.
+private struct MemoryPorts {
+  let store = InMemoryKeyValueStore()
+  let journal = InMemoryJournalRepository()
+  let outbox: InMemoryOutbox
+  let moods: InMemoryMoodRepository
+  let health = InMemoryStateOfMindStore()
+
+  init() {
+    outbox = InMemoryOutbox()
+    moods = InMemoryMoodRepository(outbox: outbox)
+  }
+}
+
+/// Pauses for animation in real time (an alert's dismissal): an app's presentation clock.
+public struct SleepingPresentationClock: PresentationClock {
+  public init() {}
+
+  public func pause(seconds: Double) async {
+    guard seconds > 0, seconds.isFinite else { return }
+    try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+  }
+}

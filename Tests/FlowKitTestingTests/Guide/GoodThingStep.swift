@@ -1,0 +1,51 @@
+// A worked example of Modules/FlowKit/README.md: the page shows this code, and
+// GuideDocumentationTests checks that it still does, word for word.
+
+import CheckInFlow
+import FlowKit
+
+/// One good thing, typed before the check-in ends. Its input lives in the draft's
+/// `extras`, so `back` and forward again find it.
+public struct GoodThingStep: CheckInStep {
+  public let name = "goodThing"
+  public let screenID = "checkin.goodThing"
+  public let elementIDs = ["goodThing", "continue"]
+  public let textFieldIDs = ["goodThing"]
+
+  public init() {}
+
+  public func page(for draft: CheckInDraft) -> CheckInPage {
+    let text: String
+    if case .text(let typed) = draft.extras["goodThing"] { text = typed } else { text = "" }
+    return CheckInPage(
+      title: "One good thing today",
+      elements: [
+        .text("goodThing", "Something that went well", limit: 120, text: text),
+        .continueButton(enabled: !text.trimmingCharacters(in: .whitespaces).isEmpty),
+      ])
+  }
+
+  public func handle(_ action: UserAction, draft: inout CheckInDraft) -> CheckInStepOutcome {
+    switch action {
+    case .enter("goodThing", let text):
+      draft.extras["goodThing"] = .text(text)
+      return .stay
+    case .tap("continue"): return .next
+    default: return .stay
+    }
+  }
+}
+
+extension CheckInVariant {
+  /// Sensing, naming, the good thing, acting.
+  public static let grateful = CheckInVariant(
+    name: "grateful", steps: [SensingStep(), NamingStep(), GoodThingStep(), ActingStep()])
+}
+
+/// Adds the variant to the check-in another feature registered: list it after
+/// `CheckInFeature`.
+public enum GratefulCheckInFeature: FlowFeature {
+  public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
+    try CheckInFeature.registerVariant(.grateful, in: &registry)
+  }
+}
