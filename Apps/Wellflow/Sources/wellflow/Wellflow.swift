@@ -336,11 +336,20 @@ struct Graph: AsyncParsableCommand {
     discussion: """
       Nodes are screen ids, `screen + alert` while an alert is up, and the endings
       completed and cancelled; edges are labelled with the action (`tap continue`).
-      The order is deterministic, so the output can be kept under version control.
+      A choice is one edge per target, labelled with the first class of options
+      the flow cannot tell apart (`select emotion calm (+37 alike)`); options it
+      tells apart that lead the same way elsewhere are counted as more
+      (`select layer 0 (+10 more)`). `advance 90s` moves the clock to a flow's
+      next timer. The order is deterministic, so the output can be kept under
+      version control.
+
+      The graph is explored as `wellflow explore` does. When a declared screen or a
+      completed ending was not reached, the graph found is printed, what is missing
+      goes to standard error, and the exit status is 1.
 
       Examples:
         wellflow graph onboarding > onboarding.mmd
-        wellflow graph journal --format dot --depth 5 | dot -Tsvg > journal.svg
+        wellflow graph journal --format dot | dot -Tsvg > journal.svg
       """)
 
   @Argument(help: "The flow to draw (see `wellflow flows`).")
@@ -353,7 +362,19 @@ struct Graph: AsyncParsableCommand {
   var format: GraphConfiguration.Format = .mermaid
 
   @Option(help: "How many actions deep to explore.")
-  var depth = 6
+  var depth = FlowExplorer.defaultDepth
+
+  @Option(
+    name: .customLong("max-states"),
+    help: "Stop after finding this many states (the graph is then incomplete).")
+  var maxStates: Int?
+
+  func validate() throws {
+    guard depth >= 1 else { throw ValidationError("--depth must be at least 1, got \(depth)") }
+    if let maxStates, maxStates < 1 {
+      throw ValidationError("--max-states must be at least 1, got \(maxStates)")
+    }
+  }
 
   @MainActor
   func run() async throws {
@@ -361,6 +382,7 @@ struct Graph: AsyncParsableCommand {
     configuration.variant = variant
     configuration.format = format
     configuration.depth = depth
+    configuration.maxStates = maxStates
     let code = await GraphCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
@@ -370,28 +392,39 @@ extension GraphConfiguration.Format: ExpressibleByArgument {}
 
 struct Explore: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Try every action sequence of a flow up to a depth and check the flow contract.",
+    abstract: "Explore every state of a flow up to a depth and check the flow contract.",
     discussion: """
-      From the flow's first screen the explorer tries what each screen offers: every
-      enabled button and alert button, each option of a choice (and none for a
-      multiple choice), sliders at min/mid/max, text short and empty, toggles both
-      ways, back and close where available, plus actions the screen must refuse (an
-      element not on screen, a disabled element, anything but the alert's buttons
-      while an alert is up). Each sequence runs in a fresh in-memory app; states with
-      the same screen are explored once.
+      From the flow's first screen the explorer tries what each screen offers:
+      every enabled button and alert button, each option of a choice (and none
+      for a multiple choice), sliders at min/mid/max, text short and empty,
+      toggles both ways, back and close where available, the clock moved to the
+      next timer a flow scheduled, plus actions the screen must refuse (an
+      element not on screen, a disabled element, anything but the alert's
+      buttons while an alert is up).
+
+      It searches breadth-first over states: a state is what the screen shows
+      after settling (or the ending), explored once from the shortest sequence
+      that reaches it, replayed in a fresh in-memory app. Options the flow
+      cannot tell apart are one class, explored through the first of them:
+      every option is tried once, and options whose screens differ only in the
+      chosen value and text, and whose buttons, back and close lead to the same
+      screens, are alike.
 
       After every step it checks: refused actions change nothing, alert buttons
-      answer, the flow ends at most once, its coordinator is released after it ended,
-      screen, element and alert ids are unique and declared.
+      answer, the flow ends at most once, its coordinator is released after it
+      ended, screen, element and alert ids are unique and declared. Each
+      violation is listed with the shortest sequence that shows it, as script
+      steps to paste into a script.
 
-      Each violation is listed with the shortest sequence that shows it, as script
-      steps to paste into a script. Progress goes to standard error every few seconds.
-      Screens with many options multiply the sequences at each level (the check-in's
-      naming step); --max-sequences bounds a run and the report says where it stopped.
-      Exit 0 without violations, 1 with violations, 2 on usage errors.
+      Then it reports as problems every declared screen of the variant it never
+      reached and a flow with no completed ending, and says whether every
+      reachable state was explored or more lie beyond the depth. Progress goes
+      to standard error every few seconds; --max-sequences and --max-states
+      bound a run and the report says where it stopped. Exit 0 without
+      violations or problems, 1 with either, 2 on usage errors.
 
       Examples:
-        wellflow explore onboarding
+        wellflow explore checkin
         wellflow explore journal --depth 5 --format json
       """)
 
@@ -402,7 +435,7 @@ struct Explore: AsyncParsableCommand {
   var variant: String?
 
   @Option(help: "How many actions deep to explore.")
-  var depth = 6
+  var depth = FlowExplorer.defaultDepth
 
   @Option(help: "Output format: text or json.")
   var format: ExploreConfiguration.Format = .text
@@ -411,10 +444,18 @@ struct Explore: AsyncParsableCommand {
     name: .customLong("max-sequences"), help: "Stop after this many sequences (the report says it stopped).")
   var maxSequences: Int?
 
+  @Option(
+    name: .customLong("max-states"), help: "Stop after finding this many states (the report says it stopped)."
+  )
+  var maxStates: Int?
+
   func validate() throws {
     guard depth >= 1 else { throw ValidationError("--depth must be at least 1, got \(depth)") }
     if let maxSequences, maxSequences < 1 {
       throw ValidationError("--max-sequences must be at least 1, got \(maxSequences)")
+    }
+    if let maxStates, maxStates < 1 {
+      throw ValidationError("--max-states must be at least 1, got \(maxStates)")
     }
   }
 
@@ -425,6 +466,7 @@ struct Explore: AsyncParsableCommand {
     configuration.depth = depth
     configuration.format = format
     configuration.maxSequences = maxSequences
+    configuration.maxStates = maxStates
     let code = await ExploreCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }

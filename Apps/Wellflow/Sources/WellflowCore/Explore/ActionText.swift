@@ -33,6 +33,49 @@ extension UserAction {
   }
 }
 
+/// One step of an explored sequence: an action on the screen, or moving the host's
+/// clock to the next timer a flow scheduled.
+public enum ExploreStep: Sendable, Equatable {
+  case action(UserAction)
+  /// Moves the clock by exactly this many seconds (to the next pending timer).
+  case advance(seconds: Double)
+
+  public static func tap(_ id: String) -> ExploreStep { .action(.tap(id)) }
+  public static func select(_ id: String, _ options: [String]) -> ExploreStep {
+    .action(.select(id, options))
+  }
+  public static func enter(_ id: String, _ text: String) -> ExploreStep { .action(.enter(id, text)) }
+  public static func set(_ id: String, _ value: Double) -> ExploreStep { .action(.set(id, value)) }
+  public static func toggle(_ id: String, _ isOn: Bool) -> ExploreStep { .action(.toggle(id, isOn)) }
+  public static var back: ExploreStep { .action(.back) }
+  public static var close: ExploreStep { .action(.close) }
+
+  /// As `wellflow play` reads an action and graphs label it: `tap continue`, `advance 90s`.
+  public var command: String {
+    switch self {
+    case .action(let action): action.command
+    case .advance(let seconds): "advance \(Self.duration(seconds))"
+    }
+  }
+
+  /// As a script step: `- tap: continue`, `- advance: 90s`.
+  public var scriptStep: String {
+    switch self {
+    case .action(let action): action.scriptStep
+    case .advance(let seconds): "- advance: \(Self.duration(seconds))"
+    }
+  }
+
+  /// Seconds as a script's `advance` reads them, exactly: `90s`, `0.35s`.
+  static func duration(_ seconds: Double) -> String {
+    let seconds = max(seconds, 0)
+    if seconds.rounded() == seconds, seconds < 1e15 { return "\(Int64(seconds))s" }
+    var text = String(format: "%.9f", seconds)
+    while text.hasSuffix("0") { text.removeLast() }
+    return text + "s"
+  }
+}
+
 /// A plain YAML scalar when it reads back as the same text, else a quoted one.
 /// Digits stay plain: option ids compare as text (SPEC §1).
 func yamlScalar(_ text: String) -> String {

@@ -6,15 +6,17 @@ public struct ExploreConfiguration: Sendable {
 
   public var flow: String
   public var variant: String?
-  public var depth = 6
+  public var depth = FlowExplorer.defaultDepth
   public var format = Format.text
   public var maxSequences: Int?
+  public var maxStates: Int?
 
   public init(flow: String) { self.flow = flow }
 }
 
-/// `wellflow explore`: exit 0 when no violation was found, 1 with violations, 2 when
-/// the flow, variant or depth is wrong.
+/// `wellflow explore`: exit 0 when the flow keeps its contract and the exploration
+/// reached every declared screen and a completed ending, 1 with violations or
+/// problems, 2 when the flow, variant or depth is wrong.
 @MainActor
 public enum ExploreCommand {
   public static func execute(
@@ -23,7 +25,8 @@ public enum ExploreCommand {
     let exploration: Exploration
     switch await explore(
       flow: configuration.flow, variant: configuration.variant, depth: configuration.depth,
-      maxSequences: configuration.maxSequences, registry: registry, console: console)
+      maxSequences: configuration.maxSequences, maxStates: configuration.maxStates, registry: registry,
+      console: console)
     {
     case .success(let result): exploration = result
     case .failure: return 2
@@ -32,13 +35,13 @@ public enum ExploreCommand {
     case .text: console.out(text(exploration))
     case .json: console.out(json(exploration))
     }
-    return exploration.violations.isEmpty ? 0 : 1
+    return exploration.violations.isEmpty && exploration.problems.isEmpty ? 0 : 1
   }
 
   /// Runs the explorer with progress on standard error; usage errors are written there too.
   static func explore(
-    flow: String, variant: String?, depth: Int, maxSequences: Int?, registry given: FlowRegistry?,
-    console: Console
+    flow: String, variant: String?, depth: Int, maxSequences: Int?, maxStates: Int?,
+    registry given: FlowRegistry?, console: Console
   ) async -> Result<Exploration, ExploreError> {
     let registry: FlowRegistry
     if let given {
@@ -53,7 +56,8 @@ public enum ExploreCommand {
     }
     let explorer = FlowExplorer(
       registry: registry,
-      options: FlowExplorer.Options(flow: flow, variant: variant, depth: depth, maxSequences: maxSequences),
+      options: FlowExplorer.Options(
+        flow: flow, variant: variant, depth: depth, maxSequences: maxSequences, maxStates: maxStates),
       progress: { console.err($0) })
     do {
       return .success(try await explorer.run())
@@ -64,16 +68,26 @@ public enum ExploreCommand {
   }
 
   /// The steps of a script that reproduces `steps` from a fresh start of the flow.
-  public static func script(flow: String, variant: String, steps: [UserAction]) -> [String] {
+  public static func script(flow: String, variant: String, steps: [ExploreStep]) -> [String] {
     ["- start: {flow: \(yamlScalar(flow)), variant: \(yamlScalar(variant))}"] + steps.map(\.scriptStep)
+  }
+
+  /// How far the exploration went, in words: `every reachable state explored, the
+  /// deepest 9 actions in`, or what stopped it.
+  static func coverage(_ e: Exploration) -> String {
+    if let limit = e.limit { return "stopped early: \(limit)" }
+    if e.exhausted {
+      return "every reachable state explored, the deepest \(e.deepest) action\(e.deepest == 1 ? "" : "s") in"
+    }
+    return "more states lie beyond depth \(e.depth)"
   }
 
   public static func text(_ exploration: Exploration) -> String {
     let e = exploration
     var lines = [
       "explore \(e.flow) (variant \(e.variant)) to depth \(e.depth)",
+      "  states: \(e.states), edges: \(e.edges) (\(coverage(e)))",
       "  sequences tried: \(e.sequences) (\(e.refusalChecks) ending in an action that must be refused)",
-      "  distinct states: \(e.states)",
       "  endings: \(e.completed) completed, \(e.cancelled) cancelled",
     ]
     if let steps = e.shortestCompletion {
@@ -82,20 +96,28 @@ public enum ExploreCommand {
     if let steps = e.shortestCancellation {
       lines.append("  shortest cancellation: \(steps.map(\.command).joined(separator: ", "))")
     }
-    if e.stoppedEarly {
-      lines.append(
-        "  stopped early: the limit of \(e.sequences) sequences was reached before depth \(e.depth)")
-    }
+    let reached = e.declaredScreens.count - e.unreachedScreens.count
+    lines.append(
+      "  screens reached: \(reached) of \(e.declaredScreens.count) declared"
+        + (e.unreachedScreens.isEmpty ? "" : "; not reached: \(e.unreachedScreens.joined(separator: ", "))"))
     if e.violations.isEmpty {
       lines.append("no violations")
-      return lines.joined(separator: "\n")
+    } else {
+      lines.append("\(e.violations.count) violation\(e.violations.count == 1 ? "" : "s"):")
+      for violation in e.violations {
+        lines.append("")
+        lines.append("\(violation.kind.rawValue): \(violation.message)")
+        lines.append("  reproduce with these script steps:")
+        lines += script(flow: e.flow, variant: e.variant, steps: violation.steps).map { "    " + $0 }
+      }
     }
-    lines.append("\(e.violations.count) violation\(e.violations.count == 1 ? "" : "s"):")
-    for violation in e.violations {
-      lines.append("")
-      lines.append("\(violation.kind.rawValue): \(violation.message)")
-      lines.append("  reproduce with these script steps:")
-      lines += script(flow: e.flow, variant: e.variant, steps: violation.steps).map { "    " + $0 }
+    if !e.problems.isEmpty {
+      if !e.violations.isEmpty { lines.append("") }
+      let hint =
+        e.stoppedEarly
+        ? " (raise the limit to explore further)" : e.exhausted ? "" : " (a greater --depth explores further)"
+      lines.append("\(e.problems.count) problem\(e.problems.count == 1 ? "" : "s")\(hint):")
+      for problem in e.problems { lines.append("\(problem.kind.rawValue): \(problem.message)") }
     }
     return lines.joined(separator: "\n")
   }
@@ -110,30 +132,46 @@ public enum ExploreCommand {
       var message: String
       var steps: [String]
     }
+    struct Problem: Codable {
+      var kind: String
+      var message: String
+    }
     var flow: String
     var variant: String
     var depth: Int
     var sequences: Int
     var refusalChecks: Int
     var states: Int
+    var edges: Int
     var endings: Endings
     var shortestCompletion: [String]?
+    var shortestCancellation: [String]?
+    var declaredScreens: [String]
+    var unreachedScreens: [String]
+    var deepest: Int
+    var exhausted: Bool
     var stoppedEarly: Bool
+    var limit: String?
     var violations: [Violation]
+    var problems: [Problem]
   }
 
   public static func json(_ exploration: Exploration) -> String {
     let e = exploration
     let report = JSONReport(
       flow: e.flow, variant: e.variant, depth: e.depth, sequences: e.sequences,
-      refusalChecks: e.refusalChecks,
-      states: e.states, endings: .init(completed: e.completed, cancelled: e.cancelled),
-      shortestCompletion: e.shortestCompletion.map { $0.map(\.scriptStep) }, stoppedEarly: e.stoppedEarly,
+      refusalChecks: e.refusalChecks, states: e.states, edges: e.edges,
+      endings: .init(completed: e.completed, cancelled: e.cancelled),
+      shortestCompletion: e.shortestCompletion.map { $0.map(\.scriptStep) },
+      shortestCancellation: e.shortestCancellation.map { $0.map(\.scriptStep) },
+      declaredScreens: e.declaredScreens, unreachedScreens: e.unreachedScreens, deepest: e.deepest,
+      exhausted: e.exhausted, stoppedEarly: e.stoppedEarly, limit: e.limit,
       violations: e.violations.map {
         .init(
           kind: $0.kind.rawValue, message: $0.message,
           steps: script(flow: e.flow, variant: e.variant, steps: $0.steps))
-      })
+      },
+      problems: e.problems.map { .init(kind: $0.kind.rawValue, message: $0.message) })
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let data = (try? encoder.encode(report)) ?? Data()
@@ -146,14 +184,17 @@ public struct GraphConfiguration: Sendable {
 
   public var flow: String
   public var variant: String?
-  public var depth = 6
+  public var depth = FlowExplorer.defaultDepth
   public var format = Format.mermaid
+  public var maxStates: Int?
 
   public init(flow: String) { self.flow = flow }
 }
 
-/// `wellflow graph`: the screen graph the explorer finds. Exit 0 with a graph, 2 when
-/// the flow, variant or depth is wrong.
+/// `wellflow graph`: the screen graph the explorer finds. Exit 0 with a complete
+/// graph, 1 when a declared screen or a completed ending was not reached (the graph
+/// found is still printed, the problems go to standard error), 2 when the flow,
+/// variant or depth is wrong.
 @MainActor
 public enum GraphCommand {
   public static func execute(
@@ -161,7 +202,7 @@ public enum GraphCommand {
   ) async -> Int32 {
     switch await ExploreCommand.explore(
       flow: configuration.flow, variant: configuration.variant, depth: configuration.depth, maxSequences: nil,
-      registry: registry, console: console)
+      maxStates: configuration.maxStates, registry: registry, console: console)
     {
     case .success(let exploration):
       switch configuration.format {
@@ -172,6 +213,11 @@ public enum GraphCommand {
         console.err(
           "warning: \(exploration.violations.count) contract violations found; "
             + "`wellflow explore \(exploration.flow)` lists them")
+      }
+      guard exploration.problems.isEmpty else {
+        console.err("error: the graph is incomplete (\(ExploreCommand.coverage(exploration))):")
+        for problem in exploration.problems { console.err("  \(problem.kind.rawValue): \(problem.message)") }
+        return 1
       }
       return 0
     case .failure:

@@ -15,15 +15,19 @@ public struct ExploreViolation: Sendable, Equatable {
     case duplicateID = "duplicate id"
     case nondeterministic = "nondeterministic"
     case leftWithoutEnding = "left without an ending"
+    /// Completeness: what the exploration did not reach (no steps to reproduce).
+    case unreachedScreen = "screen never reached"
+    case noCompletion = "no completed ending"
   }
 
   public var kind: Kind
   /// Where and what, in words a person can act on.
   public var message: String
-  /// The actions from the flow's first screen that reproduce it, the last one included.
-  public var steps: [UserAction]
+  /// The steps from the flow's first screen that reproduce it, the last one included;
+  /// empty for what the exploration did not reach.
+  public var steps: [ExploreStep]
 
-  public init(kind: Kind, message: String, steps: [UserAction]) {
+  public init(kind: Kind, message: String, steps: [ExploreStep]) {
     self.kind = kind
     self.message = message
     self.steps = steps
@@ -35,20 +39,36 @@ public struct Exploration: Sendable {
   public var flow: String
   public var variant: String
   public var depth: Int
-  /// Action sequences run, each from a fresh app.
+  /// Steps tried, each on an app replayed from a fresh start (or reused while refused
+  /// steps left it as it was).
   public var sequences: Int
   /// Of those, the ones ending in an action that must be refused.
   public var refusalChecks: Int
-  /// Distinct states (screen after settling, or the ending).
+  /// Distinct states (screen after settling, or the ending), each expanded once.
   public var states: Int
-  /// Sequences whose last action ended the flow, by outcome.
+  /// Transitions between states: one per state and action (or class of options) that
+  /// the flow accepted.
+  public var edges: Int
+  /// Transitions that ended the flow, by outcome.
   public var completed: Int
   public var cancelled: Int
-  public var shortestCompletion: [UserAction]?
-  public var shortestCancellation: [UserAction]?
+  public var shortestCompletion: [ExploreStep]?
+  public var shortestCancellation: [ExploreStep]?
   public var violations: [ExploreViolation]
-  /// True when `maxSequences` stopped the exploration before the depth was covered.
+  /// What the exploration did not reach: declared screens never shown and no
+  /// `completed` ending. Each makes the exploration fail, like a violation.
+  public var problems: [ExploreViolation]
+  /// The declared screens the explored variant shows, and those no state showed.
+  public var declaredScreens: [String]
+  public var unreachedScreens: [String]
+  /// The number of actions of the longest shortest path: with `exhausted`, every state
+  /// reachable from the first screen was explored within this many actions.
+  public var deepest: Int
+  /// True when no new state was left to explore before `depth` (nor a limit) was reached.
+  public var exhausted: Bool
+  /// True when `maxSequences` or `maxStates` stopped the exploration; `limit` says which.
   public var stoppedEarly: Bool
+  public var limit: String?
   public var graph: FlowGraph
 }
 
@@ -68,14 +88,27 @@ public enum ExploreError: Error, CustomStringConvertible {
   }
 }
 
-/// Tries every action sequence a flow offers up to a depth, each replayed from a fresh
-/// in-memory app (flows cannot be snapshotted), and checks the flow contract after
-/// every step: refused actions change nothing, alert buttons answer and nothing else
-/// does while an alert is up, the flow ends at most once and its coordinator is
-/// released after it ended, ids are declared and unique. States are told apart by
-/// their screen after settling, so each is expanded once, from its shortest sequence.
+/// Explores a flow breadth-first as a graph of states and checks the flow contract on
+/// every transition: refused actions change nothing, alert buttons answer and nothing
+/// else does while an alert is up, the flow ends at most once and its coordinator is
+/// released after it ended, ids are declared and unique.
+///
+/// A state is what can be observed (`Observation.fingerprint`): the screen after
+/// settling (id, texts, elements with their values, enabled flags and options, the
+/// alert, progress, back and close), the time to the next pending timer, or the
+/// ending. Each state is expanded once, from the shortest sequence that reaches it,
+/// which is what reports print. Flows cannot be snapshotted, so each expansion replays
+/// that sequence in a fresh in-memory app.
+///
+/// The options of a choice are tried in classes (see `expandOptions`), and the clock
+/// is one more action when a flow scheduled a timer. After exploring, every declared
+/// screen never reached and a flow that never completed are reported as problems.
 @MainActor
 public final class FlowExplorer {
+  /// Deep enough for every registered flow to be explored whole: the full check-in
+  /// completes in 9 actions, and exploring stops early once no new state is left.
+  public nonisolated static let defaultDepth = 12
+
   public struct Options: Sendable {
     public var flow: String
     /// nil explores the flow's default variant.
@@ -83,17 +116,20 @@ public final class FlowExplorer {
     public var depth: Int
     /// Stops after this many sequences (nil: no limit); the report says so.
     public var maxSequences: Int?
+    /// Stops once this many states were found (nil: no limit); the report says so.
+    public var maxStates: Int?
     /// How often a progress line is written while exploring.
     public var progressInterval: Duration
 
     public init(
-      flow: String, variant: String? = nil, depth: Int = 6, maxSequences: Int? = nil,
-      progressInterval: Duration = .seconds(3)
+      flow: String, variant: String? = nil, depth: Int = FlowExplorer.defaultDepth, maxSequences: Int? = nil,
+      maxStates: Int? = nil, progressInterval: Duration = .seconds(3)
     ) {
       self.flow = flow
       self.variant = variant
       self.depth = depth
       self.maxSequences = maxSequences
+      self.maxStates = maxStates
       self.progressInterval = progressInterval
     }
   }
@@ -115,16 +151,26 @@ public final class FlowExplorer {
 
   private var sequences = 0
   private var refusalChecks = 0
-  private var states: [String: Int] = [:]
+  /// Every state found, by fingerprint.
+  private var states: Set<String> = []
+  private var reachedScreens: Set<String> = []
+  private var edges = 0
   private var completed = 0
   private var cancelled = 0
-  private var shortestCompletion: [UserAction]?
-  private var shortestCancellation: [UserAction]?
+  private var shortestCompletion: [ExploreStep]?
+  private var shortestCancellation: [ExploreStep]?
   private var violations: [ExploreViolation] = []
   private var violationKeys: Set<String> = []
   private var graph = FlowGraph()
   private var lastProgress = ContinuousClock.now
   private var level = 0
+  private var limit: String?
+
+  /// A state waiting to be expanded: its shortest sequence and what it showed.
+  private struct Pending {
+    var path: [ExploreStep]
+    var fingerprint: String
+  }
 
   /// `registry` holds the flow and any flow it asks for next; tests pass their own.
   public init(registry: FlowRegistry, options: Options, progress: @escaping (String) -> Void = { _ in }) {
@@ -154,55 +200,96 @@ public final class FlowExplorer {
     let root = try await replay([])
     let first = root.observe()
     inspect(root, first, after: [])
-    states[first.fingerprint] = 0
+    states.insert(first.fingerprint)
+    if let screen = first.screen { reachedScreens.insert(screen.id) }
     graph.add(node: first.node)
     root.close()
 
-    var frontier: [(path: [UserAction], fingerprint: String)] =
-      first.ending == nil ? [([], first.fingerprint)] : []
-    var stoppedEarly = false
+    var frontier = first.screen == nil ? [] : [Pending(path: [], fingerprint: first.fingerprint)]
     level = 0
+    var deepest = 0
     exploring: while level < options.depth, !frontier.isEmpty {
-      var next: [(path: [UserAction], fingerprint: String)] = []
-      for (path, fingerprint) in frontier {
-        if let limit = options.maxSequences, sequences >= limit {
-          stoppedEarly = true
-          break exploring
-        }
-        try await expand(path, fingerprint: fingerprint, into: &next)
+      var next: [Pending] = []
+      for pending in frontier {
+        if limit != nil { break exploring }
+        try await expand(pending, into: &next)
       }
-      frontier = next
       level += 1
+      if !next.isEmpty { deepest = level }
+      frontier = next
     }
     graph.finish()
+
+    let stoppedEarly = limit != nil
+    let exhausted = !stoppedEarly && frontier.isEmpty
+    let declared = Self.expectedScreens(of: definition, variant: variant)
+    let unreached = declared.filter { !reachedScreens.contains($0) }
+    let scope =
+      stoppedEarly
+      ? "before the exploration stopped (\(limit!))"
+      : exhausted
+        ? "in any state it can reach (all \(states.count) explored)" : "within depth \(options.depth)"
+    var problems = unreached.map { screen in
+      ExploreViolation(
+        kind: .unreachedScreen, message: "\(screen), declared by \(definition.id), was not reached \(scope)",
+        steps: [])
+    }
+    if completed == 0 {
+      problems.append(
+        ExploreViolation(
+          kind: .noCompletion, message: "\(definition.id) did not complete \(scope)", steps: []))
+    }
     return Exploration(
       flow: definition.id, variant: variant, depth: options.depth, sequences: sequences,
-      refusalChecks: refusalChecks, states: states.count, completed: completed, cancelled: cancelled,
-      shortestCompletion: shortestCompletion, shortestCancellation: shortestCancellation,
-      violations: violations, stoppedEarly: stoppedEarly, graph: graph)
+      refusalChecks: refusalChecks, states: states.count, edges: edges, completed: completed,
+      cancelled: cancelled, shortestCompletion: shortestCompletion,
+      shortestCancellation: shortestCancellation,
+      violations: violations, problems: problems, declaredScreens: declared, unreachedScreens: unreached,
+      deepest: deepest, exhausted: exhausted, stoppedEarly: stoppedEarly, limit: limit, graph: graph)
   }
 
-  /// Tries every action the state offers, and the ones it must refuse.
-  private func expand(
-    _ path: [UserAction], fingerprint: String, into next: inout [(path: [UserAction], fingerprint: String)]
-  ) async throws(ExploreError) {
-    var current: Replay? = try await replay(path)
-    guard let state = current?.observe(), state.fingerprint == fingerprint, let screen = state.screen else {
+  /// The declared screens the variant is expected to show. A flow declares the screens
+  /// of all its variants together; when the variant is a list of steps
+  /// (`FlowDefinition.variantSteps`), the screens named after its steps
+  /// (`onboarding.skill` for `skill`) are its own, the rest belong to other variants.
+  static func expectedScreens(of definition: FlowDefinition, variant: String) -> [String] {
+    let declared = definition.screens.map(\.id)
+    guard let steps = definition.variantSteps[variant] else { return declared }
+    let own = declared.filter { id in steps.contains { id == $0 || id.hasSuffix(".\($0)") } }
+    return own.isEmpty ? declared : own
+  }
+
+  private var limitReached: Bool {
+    if limit != nil { return true }
+    if let maximum = options.maxSequences, sequences >= maximum {
+      limit = "the limit of \(maximum) sequences was reached"
+      return true
+    }
+    return false
+  }
+
+  /// Tries every action the state offers (a class of options once), the clock when a
+  /// timer is pending, and the actions it must refuse.
+  private func expand(_ pending: Pending, into next: inout [Pending]) async throws(ExploreError) {
+    let path = pending.path
+    var pool: Replay? = try await replay(path)
+    guard let state = pool?.observe(), state.fingerprint == pending.fingerprint, let screen = state.screen
+    else {
       report(
         .nondeterministic, key: "replay",
         "the same actions led to a different state when replayed from a fresh app", path)
-      current?.close()
+      pool?.close()
       return
     }
 
     // Refused actions leave the flow as it was, so one replay serves them all.
     for (action, reason) in Self.refusableActions(on: screen) {
-      guard let run = current else { break }
+      guard let run = pool else { break }
       sequences += 1
       refusalChecks += 1
-      let outcome = await run.apply(action)
+      let outcome = await run.apply(.action(action))
       let after = run.observe()
-      let steps = path + [action]
+      let steps = path + [.action(action)]
       switch outcome {
       case .accepted:
         report(
@@ -222,69 +309,211 @@ public final class FlowExplorer {
         }
         inspect(run, after, after: steps)
         run.close()
-        current = nil
+        pool = nil
       }
       tick()
     }
 
-    for action in Self.offeredActions(on: screen) {
-      if let limit = options.maxSequences, sequences >= limit { break }
-      let run: Replay
-      if let reusable = current {
-        run = reusable
-      } else {
-        run = try await replay(path)
-      }
-      current = nil
-      sequences += 1
-      let steps = path + [action]
-      let outcome = await run.apply(action)
-      let after = run.observe()
-      switch outcome {
-      case .accepted:
-        inspect(run, after, after: steps)
-        graph.add(edge: FlowGraph.Edge(from: state.node, action: action.command, to: after.node))
-        switch after.ending {
-        case .completed?:
-          completed += 1
-          if shortestCompletion == nil { shortestCompletion = steps }
-        case .cancelled?:
-          cancelled += 1
-          if shortestCancellation == nil { shortestCancellation = steps }
-        case nil: break
-        }
-        if states[after.fingerprint] == nil {
-          states[after.fingerprint] = states.count
-          if after.ending == nil, after.screen != nil { next.append((steps, after.fingerprint)) }
-        }
+    var offers = Self.offers(on: screen)
+    if let seconds = state.timer { offers.append(.step(.advance(seconds: seconds))) }
+    for offer in offers {
+      if limitReached { break }
+      switch offer {
+      case .step(let step):
+        guard let (run, after) = try await attempt(step, at: state, path: path, pool: &pool) else { continue }
         run.close()
-      case .refused(let error):
-        if screen.alert != nil {
-          report(
-            .alertButtonRefused, key: "\(state.node) \(action.command)",
-            "\(state.node): alert button `\(action.command)` was refused: \(error)", steps)
-        }
-        if after.fingerprint != state.fingerprint || run.probe.endings.count > 0 {
-          report(
-            .refusedActionChangedState, key: "\(state.node) \(action.command)",
-            "\(state.node): `\(action.command)` was refused (\(error)) but \(Self.change(from: state, to: after))",
-            steps)
-          inspect(run, after, after: steps)
-          run.close()
-        } else {
-          current = run
-        }
-      case .failed(let error):
-        report(.unexpectedError, key: "\(state.node) \(action.command)", "\(state.node): \(error)", steps)
-        run.close()
+        arrive(from: state, label: step.command, path: path + [step], after: after, into: &next)
+      case .options(let element, let actions):
+        try await expandOptions(element, actions, at: state, path: path, pool: &pool, into: &next)
       }
-      tick()
     }
-    current?.close()
+    pool?.close()
+  }
+
+  /// Option classes. Every option of `element` is tried once from the state, and the
+  /// options are grouped into classes the flow's rules cannot tell apart: two options
+  /// are alike when
+  ///
+  /// 1. the flow answers both the same way (accepted, or ended with the same outcome),
+  /// 2. the screens they lead to are the same but for the chosen value and text a
+  ///    person reads, which may be derived from it (title, message, labels, captions,
+  ///    info values, the alert's title and message): `Replay.shape`, and
+  /// 3. from those screens, every navigating action (each enabled button, alert
+  ///    button, back and close) is answered the same way and leads to the same shape
+  ///    again, so no option opens a path the others do not.
+  ///
+  /// Options that differ in anything else are classes of their own. One option per
+  /// class (the first on screen) is explored further; every option tried is checked
+  /// against the contract like any other step. Refused options are checked and
+  /// change nothing, so they are not part of a class.
+  private func expandOptions(
+    _ element: String, _ actions: [UserAction], at state: Observation, path: [ExploreStep],
+    pool: inout Replay?, into next: inout [Pending]
+  ) async throws(ExploreError) {
+    struct Member {
+      var step: ExploreStep
+      var after: Observation
+      var run: Replay?
+      var shape: String
+    }
+    var members: [Member] = []
+    for action in actions {
+      if limitReached { break }
+      let step = ExploreStep.action(action)
+      guard let (run, after) = try await attempt(step, at: state, path: path, pool: &pool) else { continue }
+      members.append(
+        Member(
+          step: step, after: after, run: after.screen == nil ? nil : run,
+          shape: after.shape(ignoring: element)))
+      if after.screen == nil { run.close() }
+    }
+
+    var byShape: [String: Int] = [:]
+    var groups: [[Int]] = []
+    for (index, member) in members.enumerated() {
+      if let group = byShape[member.shape] {
+        groups[group].append(index)
+      } else {
+        byShape[member.shape] = groups.count
+        groups.append([index])
+      }
+    }
+
+    var classes: [[Int]] = []
+    for group in groups {
+      guard group.count > 1, let screen = members[group[0]].after.screen else {
+        classes.append(group)
+        continue
+      }
+      let navigation = Self.navigationActions(on: screen)
+      var bySignature: [[String]: Int] = [:]
+      var split: [[Int]] = []
+      for index in group {
+        var signature: [String] = []
+        var run = members[index].run
+        members[index].run = nil
+        for action in navigation {
+          if limitReached { break }
+          let memberPath = path + [members[index].step]
+          if let (next, after) = try await attempt(
+            .action(action), at: members[index].after, path: memberPath, pool: &run)
+          {
+            signature.append(after.shape(ignoring: element))
+            next.close()
+          } else {
+            signature.append("refused")
+          }
+        }
+        run?.close()
+        if let existing = bySignature[signature] {
+          split[existing].append(index)
+        } else {
+          bySignature[signature] = split.count
+          split.append([index])
+        }
+      }
+      classes += split
+    }
+    for member in members { member.run?.close() }
+
+    for group in classes.sorted(by: { $0[0] < $1[0] }) {
+      let representative = members[group[0]]
+      guard case .action(let action) = representative.step else { continue }
+      let options = group.compactMap { index -> String? in
+        if case .action(.select(_, let ids)) = members[index].step { ids.first } else { nil }
+      }
+      graph.add(
+        from: state.node, element: element, representative: action, options: options,
+        to: representative.after.node)
+      arrive(
+        from: state, label: nil, path: path + [representative.step], after: representative.after, into: &next)
+    }
+  }
+
+  /// Takes one step from the state on a fresh replay (or the pooled one) and checks
+  /// the contract. Returns the app and what it shows when the flow accepted the step;
+  /// a refused step that changed nothing leaves the app in `pool` for the next one.
+  private func attempt(
+    _ step: ExploreStep, at state: Observation, path: [ExploreStep], pool: inout Replay?
+  ) async throws(ExploreError) -> (Replay, Observation)? {
+    let run: Replay
+    if let pooled = pool {
+      run = pooled
+      pool = nil
+    } else {
+      run = try await replay(path)
+      guard run.observe().fingerprint == state.fingerprint else {
+        report(
+          .nondeterministic, key: "replay",
+          "the same actions led to a different state when replayed from a fresh app", path)
+        run.close()
+        return nil
+      }
+    }
+    defer { tick() }
+    sequences += 1
+    let steps = path + [step]
+    let outcome = await run.apply(step)
+    let after = run.observe()
+    let command = step.command
+    switch outcome {
+    case .accepted:
+      inspect(run, after, after: steps)
+      return (run, after)
+    case .refused(let error):
+      if state.screen?.alert != nil {
+        report(
+          .alertButtonRefused, key: "\(state.node) \(command)",
+          "\(state.node): alert button `\(command)` was refused: \(error)", steps)
+      }
+      if after.fingerprint != state.fingerprint || run.probe.endings.count > 0 {
+        report(
+          .refusedActionChangedState, key: "\(state.node) \(command)",
+          "\(state.node): `\(command)` was refused (\(error)) but \(Self.change(from: state, to: after))",
+          steps)
+        inspect(run, after, after: steps)
+        run.close()
+      } else {
+        pool = run
+      }
+    case .failed(let error):
+      report(.unexpectedError, key: "\(state.node) \(command)", "\(state.node): \(error)", steps)
+      run.close()
+    }
+    return nil
+  }
+
+  /// Records an accepted transition; a state seen for the first time waits for the next level.
+  /// `label` is the graph edge's; nil when the caller drew it.
+  private func arrive(
+    from state: Observation, label: String?, path: [ExploreStep], after: Observation,
+    into next: inout [Pending]
+  ) {
+    edges += 1
+    if let label { graph.add(edge: FlowGraph.Edge(from: state.node, action: label, to: after.node)) }
+    switch after.ending {
+    case .completed?:
+      completed += 1
+      if shortestCompletion == nil { shortestCompletion = path }
+    case .cancelled?:
+      cancelled += 1
+      if shortestCancellation == nil { shortestCancellation = path }
+    case nil: break
+    }
+    guard !states.contains(after.fingerprint) else { return }
+    if let maximum = options.maxStates, states.count >= maximum {
+      if limit == nil { limit = "the limit of \(maximum) states was reached" }
+      return
+    }
+    states.insert(after.fingerprint)
+    if let screen = after.screen {
+      reachedScreens.insert(screen.id)
+      next.append(Pending(path: path, fingerprint: after.fingerprint))
+    }
   }
 
   /// The contract checks that hold after any step.
-  private func inspect(_ run: Replay, _ state: Observation, after steps: [UserAction]) {
+  private func inspect(_ run: Replay, _ state: Observation, after steps: [ExploreStep]) {
     for problem in run.host.takeProblems() {
       report(.hostProblem, key: problem.description, problem.description, steps)
     }
@@ -309,7 +538,7 @@ public final class FlowExplorer {
 
   /// Ids must be unique on a screen and declared by the flow, since scripts are
   /// checked against the declarations before they run.
-  private func check(_ screen: Screen, _ steps: [UserAction]) {
+  private func check(_ screen: Screen, _ steps: [ExploreStep]) {
     let ids = screen.elements.map(\.id)
     for id in Set(ids) where ids.filter({ $0 == id }).count > 1 {
       report(
@@ -344,7 +573,7 @@ public final class FlowExplorer {
   }
 
   /// Keeps the first (so the shortest) sequence of each distinct problem.
-  private func report(_ kind: ExploreViolation.Kind, key: String, _ message: String, _ steps: [UserAction]) {
+  private func report(_ kind: ExploreViolation.Kind, key: String, _ message: String, _ steps: [ExploreStep]) {
     guard violationKeys.insert("\(kind.rawValue)|\(key)").inserted else { return }
     violations.append(ExploreViolation(kind: kind, message: message, steps: steps))
   }
@@ -359,7 +588,7 @@ public final class FlowExplorer {
   }
 
   /// A fresh in-memory app showing the flow, after `path`.
-  private func replay(_ path: [UserAction]) async throws(ExploreError) -> Replay {
+  private func replay(_ path: [ExploreStep]) async throws(ExploreError) -> Replay {
     let probe = FlowProbe()
     slot.current = probe
     defer { slot.current = nil }
@@ -384,22 +613,40 @@ public final class FlowExplorer {
     return replay
   }
 
+  /// What the screen offers, one action or one choice's options at a time.
+  enum Offer: Equatable {
+    case step(ExploreStep)
+    /// Each option of a choice chosen alone, tried in classes.
+    case options(element: String, [UserAction])
+  }
+
   /// What the screen offers: enabled buttons, each option of a single choice, none and
   /// each option of a multiple choice, sliders at min/mid/max, text short and empty,
   /// toggles both ways, back and close where available; under an alert, its buttons.
   public static func offeredActions(on screen: Screen) -> [UserAction] {
-    if let alert = screen.alert { return alert.buttons.map { .tap($0.id) } }
-    var actions: [UserAction] = []
+    offers(on: screen).flatMap { offer -> [UserAction] in
+      switch offer {
+      case .step(.action(let action)): [action]
+      case .step(.advance): []
+      case .options(_, let actions): actions
+      }
+    }
+  }
+
+  static func offers(on screen: Screen) -> [Offer] {
+    if let alert = screen.alert { return alert.buttons.map { .step(.tap($0.id)) } }
+    var offers: [Offer] = []
     for element in screen.elements where element.isEnabled {
       switch element.kind {
       case .button:
-        actions.append(.tap(element.id))
+        offers.append(.step(.tap(element.id)))
       case .choice(let options, let multiple):
-        if multiple { actions.append(.select(element.id, [])) }
-        actions += options.map { .select(element.id, [$0.id]) }
+        if multiple { offers.append(.step(.select(element.id, []))) }
+        let actions = options.map { UserAction.select(element.id, [$0.id]) }
+        if !actions.isEmpty { offers.append(.options(element: element.id, actions)) }
       case .text(let limit):
-        actions.append(.enter(element.id, String(sampleText.prefix(limit))))
-        actions.append(.enter(element.id, ""))
+        offers.append(.step(.enter(element.id, String(sampleText.prefix(limit)))))
+        offers.append(.step(.enter(element.id, "")))
       case .slider(let range, let step, _):
         let middle =
           step > 0
@@ -409,13 +656,23 @@ public final class FlowExplorer {
         for value in [range.lowerBound, middle, range.upperBound] where !values.contains(value) {
           values.append(value)
         }
-        actions += values.map { .set(element.id, $0) }
+        offers += values.map { .step(.set(element.id, $0)) }
       case .toggle:
-        actions += [.toggle(element.id, true), .toggle(element.id, false)]
+        offers += [.step(.toggle(element.id, true)), .step(.toggle(element.id, false))]
       case .info:
         break
       }
     }
+    if screen.canGoBack { offers.append(.step(.back)) }
+    if screen.canClose { offers.append(.step(.close)) }
+    return offers
+  }
+
+  /// The actions that can lead off a screen: its enabled buttons, back and close;
+  /// under an alert, the alert's buttons.
+  static func navigationActions(on screen: Screen) -> [UserAction] {
+    if let alert = screen.alert { return alert.buttons.map { .tap($0.id) } }
+    var actions = screen.elements.filter { $0.isEnabled && $0.kind == .button }.map { UserAction.tap($0.id) }
     if screen.canGoBack { actions.append(.back) }
     if screen.canClose { actions.append(.close) }
     return actions
@@ -526,13 +783,22 @@ public final class FlowExplorer {
   }
 }
 
-/// A state as the explorer tells states apart: the screen after settling, or the ending.
+/// A state as the explorer tells states apart: the screen after settling with the time
+/// to the next pending timer, or the ending.
 struct Observation {
   var fingerprint: String
   /// The graph node: the screen id, `screen + alert`, or the outcome.
   var node: String
   var screen: Screen?
   var ending: FlowEnding.Outcome?
+  /// Seconds to the next timer a flow scheduled on the host's clock; nil when none is pending.
+  var timer: Double?
+
+  /// The state as option classes compare it (see `Replay.shape`).
+  func shape(ignoring element: String) -> String {
+    guard let screen else { return fingerprint }
+    return Replay.shape(screen, ignoring: element) + (timer.map { "\u{1F}timer \($0)" } ?? "")
+  }
 }
 
 /// One app, replayed along a path.
@@ -554,13 +820,19 @@ final class Replay {
     self.probe = probe
   }
 
-  func apply(_ action: UserAction) async -> Outcome {
+  func apply(_ step: ExploreStep) async -> Outcome {
     let outcome: Outcome
-    do {
-      try host.send(action)
+    switch step {
+    case .action(let action):
+      do {
+        try host.send(action)
+        outcome = .accepted
+      } catch {
+        if case .action(let refusal) = error { outcome = .refused(refusal) } else { outcome = .failed(error) }
+      }
+    case .advance(let seconds):
+      await host.advanceClock(to: session.clock.now.addingTimeInterval(seconds))
       outcome = .accepted
-    } catch {
-      if case .action(let refusal) = error { outcome = .refused(refusal) } else { outcome = .failed(error) }
     }
     await host.settle()
     return outcome
@@ -577,10 +849,11 @@ final class Replay {
     else {
       return Observation(fingerprint: "gone", node: "gone", screen: nil, ending: nil)
     }
+    let timer = host.nextTimerDate.map { max(0, $0.timeIntervalSince(session.clock.now)) }
     return Observation(
-      fingerprint: Self.fingerprint(screen),
+      fingerprint: Self.fingerprint(screen) + (timer.map { "\u{1F}timer \($0)" } ?? ""),
       node: screen.alert.map { "\(screen.id) + \($0.id)" } ?? screen.id,
-      screen: screen, ending: nil)
+      screen: screen, ending: nil, timer: timer)
   }
 
   /// Ends the app; a flow still running is cancelled as when the app quits.
@@ -614,6 +887,33 @@ final class Replay {
           + alert.buttons.map { "\($0.id)=\($0.label)" }.joined(separator: "\u{1E}"))
     }
     return parts.joined(separator: separator)
+  }
+
+  /// A screen without the text a person reads (title, message, labels, option and
+  /// button labels, slider captions, info values, the alert's title and message) and
+  /// without `element`'s value: what must be equal for options to be alike. Ids,
+  /// kinds, option ids, ranges, enabled flags, the other inputs' values, the alert's
+  /// id and buttons, progress, back and close all count.
+  nonisolated static func shape(_ screen: Screen, ignoring ignored: String) -> String {
+    var parts = [screen.id, screen.progress?.description ?? "", "\(screen.canGoBack)\(screen.canClose)"]
+    for element in screen.elements {
+      var kind: String
+      switch element.kind {
+      case .button: kind = "b"
+      case .choice(let options, let multiple):
+        kind = (multiple ? "m" : "c") + options.map(\.id).joined(separator: "\u{1E}")
+      case .text(let limit): kind = "t\(limit)"
+      case .slider(let range, let step, _): kind = "s\(range.lowerBound)...\(range.upperBound)/\(step)"
+      case .toggle: kind = "o"
+      case .info: kind = "i"
+      }
+      let value = element.id == ignored || element.kind == .info ? "" : element.value.description
+      parts.append("\(element.id)\u{1E}\(kind)\u{1E}\(element.isEnabled)\u{1E}\(value)")
+    }
+    if let alert = screen.alert {
+      parts.append("alert \(alert.id)\u{1E}" + alert.buttons.map(\.id).joined(separator: "\u{1E}"))
+    }
+    return parts.joined(separator: "\u{1F}")
   }
 }
 

@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 /// A flow's screen graph as the explorer found it: nodes are screen ids, `screen + alert`
@@ -24,6 +25,18 @@ public struct FlowGraph: Sendable, Equatable {
   public private(set) var edges: [Edge] = []
   private var known: Set<String> = []
   private var knownEdges: Set<Edge> = []
+  /// The edges drawn for a choice between two nodes, by `from`, element and `to`.
+  private var choiceEdges: [Edge: ChoiceEdge] = [:]
+
+  /// The options of one choice that lead from one node to another, drawn as one edge.
+  private struct ChoiceEdge: Sendable, Equatable {
+    var index: Int
+    /// The first class found: its representative and how many options were alike.
+    var representative: String
+    var alike: Int
+    /// Every option seen leading along this edge, in any state.
+    var options: Set<String>
+  }
 
   public init() {}
 
@@ -31,14 +44,45 @@ public struct FlowGraph: Sendable, Equatable {
     if known.insert(node).inserted { nodes.append(node) }
   }
 
+  /// Adds an edge unless the same one is known.
   mutating func add(edge: Edge) {
     add(node: edge.from)
     add(node: edge.to)
     if knownEdges.insert(edge).inserted { edges.append(edge) }
   }
 
-  /// Puts the endings last and groups edges by source, keeping the order of discovery.
+  /// Adds a class of options of `element` (the first one, `representative`, stands for
+  /// all). Every option of a choice that leads from one node to the same other node is
+  /// one edge, labelled with the first class found: `select emotion calm (+37 alike)`.
+  /// Options that the explorer told apart in some state, yet lead along the same edge,
+  /// are counted as more: `select layer 0 (+3 more)`.
+  mutating func add(
+    from: String, element: String, representative: UserAction, options: [String], to: String
+  ) {
+    add(node: from)
+    add(node: to)
+    let key = Edge(from: from, action: "\u{0}select \(element)", to: to)
+    if var known = choiceEdges[key] {
+      known.options.formUnion(options)
+      choiceEdges[key] = known
+      return
+    }
+    choiceEdges[key] = ChoiceEdge(
+      index: edges.count, representative: representative.command, alike: options.count - 1,
+      options: Set(options))
+    edges.append(Edge(from: from, action: representative.command, to: to))
+  }
+
+  /// Labels the choices, puts the endings last and groups edges by source, keeping the
+  /// order of discovery.
   mutating func finish() {
+    for choice in choiceEdges.values {
+      let more = choice.options.count - 1 - choice.alike
+      let counts = (choice.alike > 0 ? ["+\(choice.alike) alike"] : []) + (more > 0 ? ["+\(more) more"] : [])
+      edges[choice.index].action =
+        choice.representative + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")))")
+    }
+    choiceEdges = [:]
     nodes = nodes.filter { !Self.endings.contains($0) } + Self.endings.filter { known.contains($0) }
     let order = Dictionary(uniqueKeysWithValues: nodes.enumerated().map { ($1, $0) })
     edges = edges.enumerated().sorted { left, right in
