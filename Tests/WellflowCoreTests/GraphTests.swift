@@ -35,6 +35,13 @@ struct GraphTests {
         """)
   }
 
+  @Test func aFlowWithATimerHasTheClockAsAnAction() async {
+    // mood.history reloads at the user's midnight: advancing to it is one more step.
+    let (code, text) = await graph(GraphConfiguration(flow: "mood.history"))
+    #expect(code == 0)
+    #expect(text.contains("n0 -->|\"advance 54000s\"| n0"), "\(text)")
+  }
+
   @Test func theShortOnboardingAsDot() async {
     var configuration = GraphConfiguration(flow: "onboarding")
     configuration.variant = "short"
