@@ -17,6 +17,8 @@ let package = Package(
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
+    // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
+    .library(name: "WellflowCore", targets: ["WellflowCore"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
