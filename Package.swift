@@ -19,6 +19,8 @@ let package = Package(
     .library(name: "Sync", targets: ["Sync"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
+    // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
+    .library(name: "WellflowCore", targets: ["WellflowCore"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
