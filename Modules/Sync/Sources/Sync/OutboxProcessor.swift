@@ -71,7 +71,7 @@ public struct SyncReport: Sendable, Hashable {
 /// Sends a user's pending outbox rows to the backend, oldest first: a mood create is a
 /// `POST`, a change to an entity the backend knows a `PUT`, a delete a `DELETE`, a
 /// journal entry a `POST`. All state lives in the outbox, so a pass cut short (offline,
-/// a crash) resumes where it stopped; the `Idempotency-Key` (entity id and revision)
+/// a crash) resumes where it stopped; the `Idempotency-Key` (`idempotencyKey(for:)`)
 /// makes a resend of a row the backend already has return the first result.
 public final class OutboxProcessor: Sendable {
   public let outbox: any Outbox
@@ -182,9 +182,21 @@ public final class OutboxProcessor: Sendable {
     }
   }
 
+  /// The idempotency key of a row's change. A mood's names the entity, the outbox row
+  /// and its revision: a change made after an earlier one synced is a new row (the
+  /// synced one is not coalesced into), so `entity:revision` alone would repeat the first
+  /// key, which the backend refuses (422) for another request. A journal entry is sent
+  /// once and keeps `entity:revision`, so one queued again gets the first answer.
+  public static func idempotencyKey(for row: OutboxRow) -> String {
+    switch row.entity {
+    case .mood: "\(row.entityID):\(row.id.uuidString.lowercased()):\(row.revision)"
+    case .journal: "\(row.entityID):\(row.revision)"
+    }
+  }
+
   /// Sends the row's latest state; returns the backend's id for the entity.
   func send(_ row: OutboxRow) async throws(ProgressAPIError) -> String? {
-    let key = "\(row.entityID):\(row.revision)"
+    let key = Self.idempotencyKey(for: row)
     let body = Data(row.payload.utf8)
     switch row.entity {
     case .mood:
