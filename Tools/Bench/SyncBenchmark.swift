@@ -7,9 +7,10 @@ import Sync
 
 /// The outbox sent to a separate `wellflow serve` process over loopback (the release
 /// `wellflow` beside this executable, a fresh SQLite backend per run): entries per
-/// second one request at a time (sequential) against the processor's default, in
-/// interleaved rounds so that a busy machine weighs on both alike; then the app's
-/// database bytes per saved entry once the entries are synced.
+/// second one request at a time (sequential) against the processor's default, and, for
+/// reference, each row in its own request as before batches (and as against a backend
+/// without them), in interleaved rounds so that a busy machine weighs on all alike;
+/// then the app's database bytes per saved entry once the entries are synced.
 ///
 /// Self-contained on purpose (its own helpers), so the bench's shared code can change
 /// without touching it.
@@ -21,11 +22,13 @@ enum SyncBenchmark {
   struct Mode {
     var name: String
     var concurrency: Int
+    var maxBatchItems = ProgressBatchItem.maxPerBatch
   }
 
   static let modes = [
     Mode(name: "sequential", concurrency: 1),
     Mode(name: "default", concurrency: OutboxProcessor.defaultConcurrency),
+    Mode(name: "single calls", concurrency: 4, maxBatchItems: 1),
   ]
 
   static func run(scale: Double) async throws {
@@ -44,9 +47,9 @@ enum SyncBenchmark {
     for mode in modes {
       let samples = rates[mode.name]!
       print(
-        "  \(mode.name.padding(toLength: 12, withPad: " ", startingAt: 0)) concurrency \(mode.concurrency): "
-          + "median \(grouped(median(samples))) entries/s (min–max \(grouped(samples.min()!))–"
-          + "\(grouped(samples.max()!)))")
+        "  \(mode.name.padding(toLength: 12, withPad: " ", startingAt: 0)) concurrency \(mode.concurrency), "
+          + "\(mode.maxBatchItems) a request: median \(grouped(median(samples))) entries/s "
+          + "(min–max \(grouped(samples.min()!))–\(grouped(samples.max()!)))")
     }
     let ratio = median(rates["default"]!) / median(rates["sequential"]!)
     print("  default / sequential: \(String(format: "%.2f", ratio))×")
@@ -75,7 +78,7 @@ enum SyncBenchmark {
     let processor = OutboxProcessor(
       outbox: outbox,
       api: try server.client(user: user, maxConnections: mode.concurrency),
-      clock: clock, concurrency: mode.concurrency)
+      clock: clock, concurrency: mode.concurrency, maxBatchItems: mode.maxBatchItems)
     let start = ContinuousClock.now
     let report = try await processor.run(userID: user, ignoringBackoff: true)
     let elapsed = seconds(ContinuousClock.now - start)
