@@ -85,7 +85,7 @@ struct KeyValueStoreTests {
     #expect(
       Set(applied) == [
         "v1_progressEntries", "v2_moodEntries", "v3_healthSamplesOwed", "keyValues", "journalEntries",
-        "journalEntriesFinished", "moodEntriesByBackendID",
+        "journalEntriesFinished", "moodEntriesByBackendID", "outboxWithoutSyncedRows",
       ])
     try SQLiteKeyValueStore(database: first, userID: "alice").set("kept", forKey: "k")
 

@@ -407,8 +407,10 @@ import Testing
       return .status(503, message: "slow")
     }
     defer { Task { await backend.stop() } }
-    let connection = try await RawConnection.open(port: backend.port)
-    #expect(await connection.send("GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+    // Sent as the connection opens: a busy test run must not hold the request back past
+    // the deadline, which runs from the connection.
+    let connection = try await RawConnection.open(
+      port: backend.port, sending: "GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n")
     let answer = await connection.receiveResponse()
     #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer.prefix(200))")
     #expect(answer.contains(#""message":"slow""#))
@@ -510,6 +512,13 @@ private final class RawConnection: Sendable {
   #endif
 
   static func open(port: Int) async throws -> RawConnection {
+    try await open(port: port, sending: nil)
+  }
+
+  /// Connects and, on the same thread at once, sends `text` if given (throws if it
+  /// could not be written whole).
+  static func open(port: Int, sending text: String?) async throws -> RawConnection {
+    let bytes = text.map { Array($0.utf8) }
     let descriptor = await offThread { () -> Int32 in
       #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -537,25 +546,32 @@ private final class RawConnection: Sendable {
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
       #endif
+      if let bytes, !Self.write(bytes, to: fd) {
+        systemClose(fd)
+        return -2
+      }
       return fd
     }
+    guard descriptor != -2 else { throw POSIXError(.EPIPE) }
     guard descriptor >= 0 else { throw POSIXError(.ECONNREFUSED) }
     return RawConnection(descriptor: descriptor)
+  }
+
+  private static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    var sent = 0
+    while sent < bytes.count {
+      let count = bytes[sent...].withUnsafeBytes { systemSend(fd, $0.baseAddress, $0.count, noSignal) }
+      guard count > 0 else { return false }
+      sent += count
+    }
+    return true
   }
 
   /// Whether all of `text` was written (false once the server has closed).
   func send(_ text: String) async -> Bool {
     let bytes = Array(text.utf8)
     let fd = descriptor
-    return await Self.offThread {
-      var sent = 0
-      while sent < bytes.count {
-        let count = bytes[sent...].withUnsafeBytes { systemSend(fd, $0.baseAddress, $0.count, Self.noSignal) }
-        guard count > 0 else { return false }
-        sent += count
-      }
-      return true
-    }
+    return await Self.offThread { Self.write(bytes, to: fd) }
   }
 
   /// Reads until the server closes the connection.

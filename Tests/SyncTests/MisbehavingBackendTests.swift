@@ -79,22 +79,24 @@ import Testing
 
   @Test func a429WithRetryAfterLeavesTheRowPendingUntilThen() async throws {
     let limited = Locked(true)
-    let server = try ScriptedServer { _ in
+    let server = try ScriptedServer { request in
       limited.current
         ? .http(
           429, "Too Many Requests", headers: ["Retry-After": "120"], body: "slow down",
           contentType: "text/plain")
-        : .http(201, "Created", body: Self.created)
+        : .batch(request) { _, _, body in .created("b1", body) }
     }
     defer { server.stop() }
     let clock = testClock()
-    let (outbox, directory) = try await seeded(2, clock: clock)
+    let (outbox, directory) = try await seeded(3, clock: clock)
     defer { try? FileManager.default.removeItem(at: directory) }
     let processor = OutboxProcessor(
-      outbox: outbox, api: server.client(), clock: clock, policy: RetryPolicy(baseDelay: 5), random: { 0.5 })
+      outbox: outbox, api: server.client(), clock: clock, policy: RetryPolicy(baseDelay: 5), maxBatchItems: 2,
+      random: { 0.5 })
 
+    // The first batch (two rows) is limited; the pass ends before the third row.
     let report = try await processor.run(userID: "alice")
-    #expect(report.retrying == 1 && report.untried == 1 && report.failed == 0)
+    #expect(report.retrying == 2 && report.untried == 1 && report.failed == 0)
     #expect(report.notBefore == clock.now.addingTimeInterval(120))
     guard case .backendUnavailable(let reason) = report.stop else {
       Issue.record("a 429 should end the pass, got \(String(describing: report.stop))")
@@ -114,7 +116,7 @@ import Testing
     #expect(server.requests.count == 2)
     clock.advance(by: 1)
     let then = try await processor.run(userID: "alice")
-    #expect(then.synced == 1)
+    #expect(then.synced == 2)
     #expect(try await outbox.pendingCount(userID: "alice") == 0)
   }
 
@@ -129,7 +131,7 @@ import Testing
       }
       return request.method == "GET"
         ? .http(200, "OK", body: #"{"data":{"entries":[],"total":0,"limit":100,"offset":0}}"#)
-        : .http(201, "Created", body: Self.created)
+        : .batch(request) { _, _, body in .created("b1", body) }
     }
     defer { server.stop() }
     let clock = testClock()
@@ -167,7 +169,8 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let report = try await OutboxProcessor(outbox: outbox, api: server.client(), clock: clock)
       .run(userID: "alice")
-    #expect(report.failed == 0 && report.retrying == 1 && report.untried == 2)
+    // The three rows went as one batch, which the portal answered.
+    #expect(report.failed == 0 && report.retrying == 3 && report.untried == 0)
     #expect(report.stop != nil)
     #expect(try await outbox.pendingCount(userID: "alice") == 3)
     #expect(try await outbox.failedCount(userID: "alice") == 0)
@@ -235,7 +238,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let report = try await OutboxProcessor(outbox: outbox, api: client, clock: clock).run(userID: "alice")
     #expect(report.stop == .backendUnavailable(ProgressAPIError.timeout.description))
-    #expect(report.retrying == 1 && report.untried == 1 && report.failed == 0)
+    #expect(report.retrying == 2 && report.untried == 0 && report.failed == 0)  // one batch
     #expect(try await outbox.pendingCount(userID: "alice") == 2)
   }
 

@@ -127,14 +127,36 @@ extension OutboxRow {
   }
 }
 
+/// What became of sending one outbox row, for `Outbox.record(_:)`.
+public struct OutboxResult: Sendable, Hashable {
+  public enum Outcome: Sendable, Hashable {
+    /// The backend has the change at `revision`, and its id for the entity (`markSynced`).
+    case synced(revision: Int, backendID: String?)
+    /// A permanent refusal (`markFailed`).
+    case failed(reason: String)
+    /// A passing failure: try again at `at` (`scheduleRetry`).
+    case retry(at: Date, reason: String)
+  }
+
+  public var id: UUID
+  public var outcome: Outcome
+
+  public init(id: UUID, outcome: Outcome) {
+    self.id = id
+    self.outcome = outcome
+  }
+}
+
 /// The queue of changes to send, scoped per user; it survives restarts in the app.
 public protocol Outbox: Sendable {
   /// Adds a row, coalescing it into an unsent row of the same entity if there is one.
   func enqueue(_ row: OutboxRow) async throws
   /// Pending rows, oldest first; with `dueAt`, only those whose next attempt is due.
   func pending(userID: String, dueAt: Date?, limit: Int) async throws -> [OutboxRow]
-  /// Marks the row sent. If it was coalesced with a newer change since `revision` was
-  /// read, it stays pending (now carrying the backend id) so the newer state is sent too.
+  /// Marks the row sent: the entity now carries the backend id, and the row may leave
+  /// the queue (the SQLite outbox deletes it). If it was coalesced with a newer change
+  /// since `revision` was read, it stays pending (now carrying the backend id) so the
+  /// newer state is sent too.
   func markSynced(id: UUID, revision: Int, backendID: String?) async throws
   /// A permanent failure: the row is not tried again.
   func markFailed(id: UUID, reason: String) async throws
@@ -142,4 +164,21 @@ public protocol Outbox: Sendable {
   func scheduleRetry(id: UUID, at: Date, reason: String) async throws
   func pendingCount(userID: String) async throws -> Int
   func failedCount(userID: String) async throws -> Int
+  /// Records many results at once, each as its `markSynced`, `markFailed` or
+  /// `scheduleRetry` would: a batch's results in one transaction where the store has them.
+  func record(_ results: [OutboxResult]) async throws
+}
+
+extension Outbox {
+  /// One call per result, for stores without transactions.
+  public func record(_ results: [OutboxResult]) async throws {
+    for result in results {
+      switch result.outcome {
+      case .synced(let revision, let backendID):
+        try await markSynced(id: result.id, revision: revision, backendID: backendID)
+      case .failed(let reason): try await markFailed(id: result.id, reason: reason)
+      case .retry(let date, let reason): try await scheduleRetry(id: result.id, at: date, reason: reason)
+      }
+    }
+  }
 }

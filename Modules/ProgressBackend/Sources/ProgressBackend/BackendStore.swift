@@ -76,7 +76,8 @@ final class BackendStore: Sendable {
   {
     guard
       let row = try Row.fetchOne(
-        db, sql: "SELECT status, body, fingerprint FROM idempotency WHERE user_id = ? AND key = ?",
+        db.cachedStatement(
+          sql: "SELECT status, body, fingerprint FROM idempotency WHERE user_id = ? AND key = ?"),
         arguments: [userID, key])
     else { return nil }
     return (BackendResponse(status: row["status"], body: row["body"], replayed: true), row["fingerprint"])
@@ -86,9 +87,9 @@ final class BackendStore: Sendable {
   static func keep(
     _ response: BackendResponse, fingerprint: Data, userID: String, key: String, in db: Database
   ) throws {
-    try db.execute(
-      sql: "INSERT INTO idempotency (user_id, key, status, body, fingerprint) VALUES (?, ?, ?, ?, ?)",
-      arguments: [userID, key, response.status, response.body, fingerprint])
+    try db.cachedStatement(
+      sql: "INSERT INTO idempotency (user_id, key, status, body, fingerprint) VALUES (?, ?, ?, ?, ?)"
+    ).execute(arguments: [userID, key, response.status, response.body, fingerprint])
   }
 
   func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {

@@ -41,6 +41,57 @@ enum OutboxRows {
     ])
   }
 
+  /// Inside a write transaction: what a send's result does to its row and its entity.
+  /// A synced row whose change is the latest leaves the outbox (nothing reads it again:
+  /// the entity keeps the backend's id, which is what a later change is sent with); one
+  /// coalesced with a newer change since stays pending with the backend's id.
+  static func record(_ result: OutboxResult, in db: Database) throws {
+    let id = result.id.uuidString
+    let entity: Row?
+    let syncStatus: SyncStatus
+    var backendID: String?
+    switch result.outcome {
+    case .synced(let revision, let sentBackendID):
+      backendID = sentBackendID
+      if let deleted = try Row.fetchOne(
+        db.cachedStatement(
+          sql: "DELETE FROM outbox WHERE id = ? AND revision = ? RETURNING entity, entity_id, user_id"),
+        arguments: [id, revision])
+      {
+        entity = deleted
+        syncStatus = .synced
+      } else {
+        entity = try Row.fetchOne(
+          db.cachedStatement(
+            sql: """
+              UPDATE outbox SET backend_id = COALESCE(?, backend_id), last_error = NULL WHERE id = ?
+              RETURNING entity, entity_id, user_id
+              """), arguments: [sentBackendID, id])
+        syncStatus = .pending
+      }
+    case .failed(let reason):
+      entity = try Row.fetchOne(
+        db.cachedStatement(
+          sql: """
+            UPDATE outbox SET status = 'failed', last_error = ? WHERE id = ?
+            RETURNING entity, entity_id, user_id
+            """), arguments: [reason, id])
+      syncStatus = .failed
+    case .retry(let date, let reason):
+      try db.cachedStatement(
+        sql: "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?"
+      ).execute(arguments: [date.timeIntervalSince1970, reason, id])
+      return
+    }
+    guard let entity, (entity[0] as String) == OutboxEntity.mood.rawValue else { return }
+    try db.cachedStatement(
+      sql: """
+        UPDATE mood_entries SET backend_id = COALESCE(?, backend_id), sync_status = ?
+        WHERE id = ? AND user_id = ?
+        """
+    ).execute(arguments: [backendID, syncStatus.rawValue, entity[1], entity[2]])
+  }
+
   static func insert(_ row: OutboxRow, in db: Database) throws {
     try db.cachedStatement(
       sql: "INSERT INTO outbox (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"

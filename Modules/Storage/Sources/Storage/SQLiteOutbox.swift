@@ -28,49 +28,22 @@ public final class SQLiteOutbox: Outbox {
   }
 
   public func markSynced(id: UUID, revision: Int, backendID: String?) async throws {
-    try await writer.write { db in
-      guard let row = try Self.row(id, in: db) else { return }
-      let sentLatest = row.revision == revision
-      try db.cachedStatement(
-        sql: "UPDATE outbox SET status = ?, backend_id = ?, last_error = NULL WHERE id = ?"
-      ).execute(arguments: [
-        sentLatest ? OutboxStatus.synced.rawValue : row.status.rawValue, backendID ?? row.backendID,
-        id.uuidString,
-      ])
-      if row.entity == .mood {
-        try db.cachedStatement(
-          sql: """
-            UPDATE mood_entries SET backend_id = COALESCE(?, backend_id), sync_status = ?
-            WHERE id = ? AND user_id = ?
-            """
-        ).execute(arguments: [
-          backendID, (sentLatest ? SyncStatus.synced : .pending).rawValue, row.entityID, row.userID,
-        ])
-      }
-    }
+    try await record([OutboxResult(id: id, outcome: .synced(revision: revision, backendID: backendID))])
   }
 
   public func markFailed(id: UUID, reason: String) async throws {
-    try await writer.write { db in
-      guard let row = try Self.row(id, in: db) else { return }
-      try db.cachedStatement(sql: "UPDATE outbox SET status = 'failed', last_error = ? WHERE id = ?").execute(
-        arguments: [reason, id.uuidString])
-      if row.entity == .mood {
-        try db.cachedStatement(
-          sql: "UPDATE mood_entries SET sync_status = 'failed' WHERE id = ? AND user_id = ?"
-        ).execute(arguments: [row.entityID, row.userID])
-      }
-    }
+    try await record([OutboxResult(id: id, outcome: .failed(reason: reason))])
   }
 
   public func scheduleRetry(id: UUID, at date: Date, reason: String) async throws {
+    try await record([OutboxResult(id: id, outcome: .retry(at: date, reason: reason))])
+  }
+
+  /// Every result in one transaction (a batch's), each with its entity's sync state.
+  public func record(_ results: [OutboxResult]) async throws {
+    guard !results.isEmpty else { return }
     try await writer.write { db in
-      try db.cachedStatement(
-        sql: """
-          UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
-          WHERE id = ?
-          """
-      ).execute(arguments: [date.timeIntervalSince1970, reason, id.uuidString])
+      for result in results { try OutboxRows.record(result, in: db) }
     }
   }
 
@@ -88,12 +61,5 @@ public final class SQLiteOutbox: Outbox {
         db.cachedStatement(sql: "SELECT COUNT(*) FROM outbox WHERE user_id = ? AND status = ?"),
         arguments: [userID, status.rawValue])!
     }
-  }
-
-  private static func row(_ id: UUID, in db: Database) throws -> OutboxRow? {
-    try Row.fetchOne(
-      db.cachedStatement(sql: "SELECT \(OutboxRows.columns) FROM outbox WHERE id = ?"),
-      arguments: [id.uuidString]
-    ).map(OutboxRows.outboxRow)
   }
 }

@@ -83,6 +83,11 @@ public final class WellflowDatabase: Sendable {
             WHERE backend_id IS NOT NULL
           """)
     }
+    migrator.registerMigration("outboxWithoutSyncedRows") { db in
+      // A synced row now leaves the outbox when its result is recorded (the entity keeps
+      // the backend's id); those kept before go too.
+      try db.execute(sql: "DELETE FROM outbox WHERE status = 'synced'")
+    }
     return migrator
   }
 }

@@ -70,29 +70,39 @@ public struct SyncReport: Sendable, Hashable {
 
 /// Sends a user's pending outbox rows to the backend, oldest first: a mood create is a
 /// `POST`, a change to an entity the backend knows a `PUT`, a delete a `DELETE`, a
-/// journal entry a `POST`. All state lives in the outbox, so a pass cut short (offline,
-/// a crash) resumes where it stopped; the `Idempotency-Key` (entity id and revision)
-/// makes a resend of a row the backend already has return the first result.
+/// journal entry a `POST`. Mood rows go up to `maxBatchItems` at a time through
+/// `POST /api/v1/progress/batch`, each item answered as its single call would be, and
+/// a batch's results are recorded in one transaction; journal rows, and every row when
+/// the backend has no batch endpoint (a 404 or 405), go one request each. All state
+/// lives in the outbox, so a pass cut short (offline, a crash) resumes where it
+/// stopped; the `Idempotency-Key` (see `idempotencyKey(for:)`) makes a resend of a
+/// change the backend already has return the first result.
 public final class OutboxProcessor: Sendable {
   public let outbox: any Outbox
   public let api: any ProgressAPI
   public let clock: any FlowClock
   public let connectivity: any Connectivity
   public let policy: RetryPolicy
-  /// Rows in flight at once.
+  /// Requests in flight at once (batches, or single rows).
   public let concurrency: Int
+  /// Mood rows per batch request; 1 sends every row with its own request.
+  public let maxBatchItems: Int
   private let random: @Sendable () -> Double
   private let analytics: any AnalyticsSink
+  /// Set when the backend answered a batch as one without the endpoint does: the rest
+  /// of this processor's rows go one request each.
+  private let batchesRefused = Locked(false)
 
-  /// The concurrency the benchmark chose (Tools/Bench/SyncBenchmark.swift): on loopback
-  /// with 2 cores, 1 → 4 in flight went from ~740 to ~1,100 entries/s; more buys little
-  /// and a real backend should not see more connections from one device.
-  public static let defaultConcurrency = 4
+  /// The concurrency the benchmark chose (Tools/Bench/SyncBenchmark.swift): with
+  /// batches, two in flight keep the backend busy while the client records the other's
+  /// results; a real backend should not see more connections from one device.
+  public static let defaultConcurrency = 2
 
   public init(
     outbox: any Outbox, api: any ProgressAPI, clock: any FlowClock,
     connectivity: any Connectivity = NetworkSwitch(), policy: RetryPolicy = RetryPolicy(),
-    concurrency: Int = 1, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+    concurrency: Int = 1, maxBatchItems: Int = ProgressBatchItem.maxPerBatch,
+    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
     analytics: any AnalyticsSink = DiscardingAnalyticsSink()
   ) {
     self.outbox = outbox
@@ -101,6 +111,7 @@ public final class OutboxProcessor: Sendable {
     self.connectivity = connectivity
     self.policy = policy
     self.concurrency = max(1, concurrency)
+    self.maxBatchItems = min(max(1, maxBatchItems), ProgressBatchItem.maxPerBatch)
     self.random = random
     self.analytics = analytics
   }
@@ -118,73 +129,271 @@ public final class OutboxProcessor: Sendable {
     }
     let rows = try await outbox.pending(
       userID: userID, dueAt: ignoringBackoff ? nil : clock.now, limit: limit)
-    let stop = Locked<(reason: SyncReport.Stop?, notBefore: Date?)>((nil, nil))
-    var pending = rows[...]
-    try await withThrowingTaskGroup(of: Outcome.self) { group in
-      for _ in 0..<concurrency {
-        guard let row = pending.popFirst() else { break }
-        group.addTask { try await self.process(row, stop: stop) }
+    let stop = Locked<Stop>(Stop())
+    var queue = units(rows)
+    var position = 0
+    /// The next unit, a batch taken apart when batches are refused.
+    func next() -> Unit? {
+      guard position < queue.count else { return nil }
+      if case .batch(let rows) = queue[position], batchesRefused.current {
+        queue.replaceSubrange(position...position, with: rows.map(Unit.single))
       }
-      while let outcome = try await group.next() {
-        switch outcome {
-        case .synced: report.synced += 1
-        case .failed: report.failed += 1
-        case .retrying: report.retrying += 1
-        case .untried: report.untried += 1
+      position += 1
+      return queue[position - 1]
+    }
+    try await withThrowingTaskGroup(of: Done.self) { group in
+      var inFlight = 0
+      func fill() {
+        while inFlight < concurrency, let unit = next() {
+          inFlight += 1
+          group.addTask { try await self.process(unit, stop: stop) }
         }
-        if let row = pending.popFirst() { group.addTask { try await self.process(row, stop: stop) } }
+      }
+      fill()
+      while let done = try await group.next() {
+        inFlight -= 1
+        report.synced += done.synced
+        report.failed += done.failed
+        report.retrying += done.retrying
+        report.untried += done.untried
+        // Rows a batch could not carry go next, one request each, in their order.
+        queue.insert(contentsOf: done.alone.map(Unit.single), at: position)
+        fill()
       }
     }
-    (report.stop, report.notBefore) = stop.current
+    (report.stop, report.notBefore) = (stop.current.reason, stop.current.notBefore)
     return report
   }
 
-  enum Outcome { case synced, failed, retrying, untried }
+  /// What ends a pass early, shared by the requests in flight.
+  struct Stop {
+    var reason: SyncReport.Stop?
+    var notBefore: Date?
+  }
 
-  private func process(_ row: OutboxRow, stop: Locked<(reason: SyncReport.Stop?, notBefore: Date?)>)
-    async throws -> Outcome
-  {
-    if stop.current.reason != nil { return .untried }
+  /// One request's worth of rows.
+  enum Unit {
+    case single(OutboxRow)
+    /// Mood rows for one batch request.
+    case batch([OutboxRow])
+  }
+
+  /// What a unit did to its rows; `alone` are rows to send one request each.
+  struct Done {
+    var synced = 0
+    var failed = 0
+    var retrying = 0
+    var untried = 0
+    var alone: [OutboxRow] = []
+  }
+
+  /// Mood rows in batches of up to `maxBatchItems`, journal rows alone; each unit
+  /// where its first row is in the order.
+  func units(_ rows: [OutboxRow]) -> [Unit] {
+    guard maxBatchItems > 1 else { return rows.map(Unit.single) }
+    var units: [Unit] = []
+    var batch: [OutboxRow] = []
+    var batchAt = 0
+    for row in rows {
+      guard row.entity == .mood else {
+        units.append(.single(row))
+        continue
+      }
+      if batch.isEmpty {
+        batchAt = units.count
+        units.append(.batch([]))
+      }
+      batch.append(row)
+      if batch.count == maxBatchItems {
+        units[batchAt] = .batch(batch)
+        batch = []
+      }
+    }
+    if !batch.isEmpty { units[batchAt] = .batch(batch) }
+    return units
+  }
+
+  private func process(_ unit: Unit, stop: Locked<Stop>) async throws -> Done {
+    let rows: [OutboxRow]
+    switch unit {
+    case .single(let row): rows = [row]
+    case .batch(let batch): rows = batch
+    }
+    if stop.current.reason != nil { return Done(untried: rows.count) }
     guard connectivity.isOnline else {
       stop.withLock { $0.reason = $0.reason ?? .offline }
-      return .untried
+      return Done(untried: rows.count)
     }
-    do {
-      let backendID = try await send(row)
-      try await outbox.markSynced(id: row.id, revision: row.revision, backendID: backendID)
-      record("sync_succeeded", row, [:])
-      return .synced
-    } catch let error as ProgressAPIError {
-      if error == .offline {
+    let answers: [Result<String?, ProgressAPIError>]
+    switch unit {
+    case .single(let row):
+      do throws(ProgressAPIError) {
+        answers = [.success(try await send(row))]
+      } catch {
+        answers = [.failure(error)]
+      }
+    case .batch(let rows):
+      switch await sendBatch(rows) {
+      case .answered(let results): answers = results
+      case .alone: return Done(alone: rows)
+      }
+    }
+    return try await commit(zip(rows, answers).map { (row: $0, answer: $1) }, stop: stop)
+  }
+
+  /// Records each row's answer, all in one transaction, then its event.
+  private func commit(
+    _ answers: [(row: OutboxRow, answer: Result<String?, ProgressAPIError>)], stop: Locked<Stop>
+  )
+    async throws -> Done
+  {
+    var done = Done()
+    var results: [OutboxResult] = []
+    var events: [(String, OutboxRow, [String: EventValue])] = []
+    let recording = analytics.isRecording
+    func event(_ name: String, _ row: OutboxRow, _ fields: [String: EventValue]) {
+      if recording { events.append((name, row, fields)) }
+    }
+    results.reserveCapacity(answers.count)
+    for (row, answer) in answers {
+      switch answer {
+      case .success(let backendID):
+        results.append(
+          OutboxResult(id: row.id, outcome: .synced(revision: row.revision, backendID: backendID)))
+        event("sync_succeeded", row, [:])
+        done.synced += 1
+      case .failure(.offline):
         stop.withLock { $0.reason = $0.reason ?? .offline }
-        return .untried
-      }
-      guard error.isTransient else {
-        try await outbox.markFailed(id: row.id, reason: error.description)
-        record("sync_failed", row, ["error": .string(error.code), "permanent": .bool(true)])
-        return .failed
-      }
-      // The server's Retry-After is the least wait; the backoff may ask for more.
-      let delay = max(policy.delay(afterAttempts: row.attempts, random: random()), error.retryAfter ?? 0)
-      let next = clock.now.addingTimeInterval(delay)
-      try await outbox.scheduleRetry(id: row.id, at: next, reason: error.description)
-      if error.endsPass {
-        stop.withLock { state in
-          state.reason = state.reason ?? .backendUnavailable(error.description)
-          if let retryAfter = error.retryAfter {
-            let asked = clock.now.addingTimeInterval(retryAfter)
-            state.notBefore = max(state.notBefore ?? asked, asked)
+        done.untried += 1
+      case .failure(let error) where !error.isTransient:
+        results.append(OutboxResult(id: row.id, outcome: .failed(reason: error.description)))
+        event("sync_failed", row, ["error": .string(error.code), "permanent": .bool(true)])
+        done.failed += 1
+      case .failure(let error):
+        // The server's Retry-After is the least wait; the backoff may ask for more.
+        let delay = max(policy.delay(afterAttempts: row.attempts, random: random()), error.retryAfter ?? 0)
+        let next = clock.now.addingTimeInterval(delay)
+        results.append(OutboxResult(id: row.id, outcome: .retry(at: next, reason: error.description)))
+        if error.endsPass {
+          stop.withLock { state in
+            state.reason = state.reason ?? .backendUnavailable(error.description)
+            if let retryAfter = error.retryAfter {
+              let asked = clock.now.addingTimeInterval(retryAfter)
+              state.notBefore = max(state.notBefore ?? asked, asked)
+            }
           }
         }
+        event("sync_failed", row, ["error": .string(error.code), "permanent": .bool(false)])
+        done.retrying += 1
       }
-      record("sync_failed", row, ["error": .string(error.code), "permanent": .bool(false)])
-      return .retrying
+    }
+    try await outbox.record(results)
+    for (event, row, extra) in events { record(event, row, extra) }
+    return done
+  }
+
+  /// The idempotency key of a row's change. A mood's names the entity, the outbox row
+  /// and its revision: a change made after an earlier one synced is a new row (the
+  /// synced one left the outbox), so `entity:revision` alone would repeat the first
+  /// key, which the backend refuses (422) for another request. A journal entry is sent
+  /// once and keeps `entity:revision`, so one queued again gets the first answer.
+  public static func idempotencyKey(for row: OutboxRow) -> String {
+    switch row.entity {
+    case .mood: "\(row.entityID):\(row.id.uuidString.lowercased()):\(row.revision)"
+    case .journal: "\(row.entityID):\(row.revision)"
     }
   }
 
-  /// Sends the row's latest state; returns the backend's id for the entity.
+  /// How a batch went: an answer per row (the backend's id, or why not), or the rows
+  /// must go one request each.
+  enum BatchOutcome {
+    case answered([Result<String?, ProgressAPIError>])
+    case alone
+  }
+
+  /// Sends mood rows as one batch, with each item's meaning as in `send(_:)`: a delete
+  /// of a row the backend never had needs no request; a `PUT` the backend answers 404
+  /// is sent again as a `POST` (in a second batch); a `DELETE` answered 404 is done.
+  /// A batch refused as a whole with a permanent error (400, 409, 413, 422: its form,
+  /// not its items) goes one request each, so one bad item cannot fail the rest; one
+  /// answered 404 or 405 (an older backend) too, and so does every later batch.
+  func sendBatch(_ rows: [OutboxRow]) async -> BatchOutcome {
+    var answers = [Result<String?, ProgressAPIError>?](repeating: nil, count: rows.count)
+    var items: [ProgressBatchItem] = []
+    var sent: [Int] = []
+    for (index, row) in rows.enumerated() {
+      let key = Self.idempotencyKey(for: row)
+      let body = Data(row.payload.utf8)
+      switch (row.operation, row.backendID) {
+      case (.delete, nil): answers[index] = .success(nil)
+      case (.delete, let id?): items.append(.delete(id: id, idempotencyKey: key))
+      case (_, let id?): items.append(.update(id: id, body: body, idempotencyKey: key))
+      case (_, nil): items.append(.create(body: body, idempotencyKey: key))
+      }
+      if answers[index] == nil { sent.append(index) }
+    }
+    guard !items.isEmpty else { return .answered(answers.map { $0! }) }
+    let results: [ProgressBatchResult]
+    do throws(ProgressAPIError) {
+      results = try await api.batch(items)
+    } catch {
+      if error.meansNoBatchEndpoint {
+        batchesRefused.withLock { $0 = true }
+        return .alone
+      }
+      if !error.isTransient { return .alone }
+      for index in sent { answers[index] = .failure(error) }
+      return .answered(answers.map { $0! })
+    }
+    guard results.count == items.count else {
+      let error = ProgressAPIError.unexpected(
+        status: 200,
+        message: "the batch answer does not fit: \(results.count) results for \(items.count) items")
+      for index in sent { answers[index] = .failure(error) }
+      return .answered(answers.map { $0! })
+    }
+    var lost: [Int] = []
+    for (index, (item, result)) in zip(sent, zip(items, results)) {
+      switch (item.method, result) {
+      case (_, .success(let record)): answers[index] = .success(record?.id ?? item.id)
+      case (.delete, .failure(.notFound)): answers[index] = .success(item.id)  // already gone
+      case (.put, .failure(.notFound)): lost.append(index)  // deleted elsewhere: send it anew
+      case (_, .failure(let error)): answers[index] = .failure(error)
+      }
+    }
+    if !lost.isEmpty {
+      let creates = lost.map { index in
+        ProgressBatchItem.create(
+          body: Data(rows[index].payload.utf8), idempotencyKey: Self.idempotencyKey(for: rows[index]))
+      }
+      do throws(ProgressAPIError) {
+        let results = try await api.batch(creates)
+        guard results.count == creates.count else {
+          throw ProgressAPIError.unexpected(
+            status: 200,
+            message: "the batch answer does not fit: \(results.count) results for \(creates.count) items")
+        }
+        for (index, result) in zip(lost, results) { answers[index] = result.map { $0?.id } }
+      } catch let error where error.meansNoBatchEndpoint || !error.isTransient {
+        for (index, create) in zip(lost, creates) {
+          do throws(ProgressAPIError) {
+            answers[index] = .success(
+              try await api.createProgress(body: create.body ?? Data(), idempotencyKey: create.idempotencyKey)
+                .id)
+          } catch {
+            answers[index] = .failure(error)
+          }
+        }
+      } catch {
+        for index in lost { answers[index] = .failure(error) }
+      }
+    }
+    return .answered(answers.map { $0! })
+  }
+
+  /// Sends the row's latest state with its own request; returns the backend's id for the entity.
   func send(_ row: OutboxRow) async throws(ProgressAPIError) -> String? {
-    let key = "\(row.entityID):\(row.revision)"
+    let key = Self.idempotencyKey(for: row)
     let body = Data(row.payload.utf8)
     switch row.entity {
     case .mood:

@@ -249,8 +249,13 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   /// The error for an HTTP answer whose status the request did not expect. `retryAfter`
   /// is the parsed `Retry-After` header (see `retryAfter(header:serverDate:now:)`).
   public static func classify(status: Int, body: Data, retryAfter: TimeInterval? = nil) -> ProgressAPIError {
-    let refusal = Refusal(body)
-    let message = refusal?.message ?? HTTPURLResponse.localizedString(forStatusCode: status)
+    classify(status: status, refusal: Refusal(body)?.message, retryAfter: retryAfter)
+  }
+
+  /// The same for an answer whose error envelope was read already (a batch item's):
+  /// `refusal` is the envelope's message, nil when the answer carried none.
+  static func classify(status: Int, refusal: String?, retryAfter: TimeInterval? = nil) -> ProgressAPIError {
+    let message = refusal ?? HTTPURLResponse.localizedString(forStatusCode: status)
     switch (status, refusal) {
     // 413: this body will always be too large; sending it again cannot help.
     case (400, _?), (413, _?), (422, _?): return .badRequest(message)
@@ -298,7 +303,7 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   }
 
   /// The backend's error envelope `{"error":{"message","code"}}`; nil for anything else.
-  private struct Refusal: Decodable {
+  struct Refusal: Decodable {
     struct Detail: Decodable {
       var message: String
       var code: String
@@ -346,6 +351,60 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   }
 }
 
+/// One write of `POST /api/v1/progress/batch`: what its single call would send.
+public struct ProgressBatchItem: Sendable, Hashable {
+  public enum Method: String, Sendable, Hashable {
+    case post = "POST"
+    case put = "PUT"
+    case delete = "DELETE"
+  }
+
+  public var method: Method
+  /// The backend's id: required with `PUT` and `DELETE`, never sent with `POST`.
+  public var id: String?
+  /// The JSON object the single call sends (`POST`, `PUT`); nil for `DELETE`.
+  public var body: Data?
+  public var idempotencyKey: String
+
+  /// The most writes one batch request may carry.
+  public static let maxPerBatch = 100
+
+  public init(method: Method, id: String? = nil, body: Data? = nil, idempotencyKey: String) {
+    self.method = method
+    self.id = id
+    self.body = body
+    self.idempotencyKey = idempotencyKey
+  }
+
+  public static func create(body: Data, idempotencyKey: String) -> Self {
+    Self(method: .post, body: body, idempotencyKey: idempotencyKey)
+  }
+
+  public static func update(id: String, body: Data, idempotencyKey: String) -> Self {
+    Self(method: .put, id: id, body: body, idempotencyKey: idempotencyKey)
+  }
+
+  public static func delete(id: String, idempotencyKey: String) -> Self {
+    Self(method: .delete, id: id, idempotencyKey: idempotencyKey)
+  }
+}
+
+/// A batch item's result: what its single call would have returned (the row for `POST`
+/// and `PUT`, nil for `DELETE`) or thrown, classified alike.
+public typealias ProgressBatchResult = Result<ProgressRecord?, ProgressAPIError>
+
+extension ProgressAPIError {
+  /// Whether a batch request was answered as by a backend without the batch endpoint
+  /// (404 or 405): its writes go as single calls instead.
+  public var meansNoBatchEndpoint: Bool {
+    switch self {
+    case .notFound: true
+    case .unexpected(let status, _): status == 404 || status == 405
+    default: false
+    }
+  }
+}
+
 /// The progress API of SPEC §3, as the outbox processor uses it. Bodies are the JSON
 /// the outbox holds; `idempotencyKey` makes a retried send return the first result.
 public protocol ProgressAPI: Sendable {
@@ -356,4 +415,19 @@ public protocol ProgressAPI: Sendable {
   func listProgress(_ query: ListQuery) async throws(ProgressAPIError) -> Page<ProgressRecord>
   func createJournal(body: Data, idempotencyKey: String?) async throws(ProgressAPIError) -> JournalRecord
   func listJournal(_ query: ListQuery) async throws(ProgressAPIError) -> Page<JournalRecord>
+  /// Up to `ProgressBatchItem.maxPerBatch` progress writes in one request and one backend transaction
+  /// (`POST /api/v1/progress/batch`): one result per item, in order, each what the
+  /// item's single call would give. Throws for the batch as a whole: what a single
+  /// call would throw for the answer, or `unexpected` for an answer that does not fit
+  /// (not one well-formed result per item); a backend without the endpoint answers
+  /// 404 or 405 (`meansNoBatchEndpoint`).
+  func batch(_ items: [ProgressBatchItem]) async throws(ProgressAPIError) -> [ProgressBatchResult]
+}
+
+extension ProgressAPI {
+  /// An API without batches answers like a backend without the endpoint, so callers
+  /// send single calls instead.
+  public func batch(_ items: [ProgressBatchItem]) async throws(ProgressAPIError) -> [ProgressBatchResult] {
+    throw .unexpected(status: 404, message: "no batch endpoint")
+  }
 }

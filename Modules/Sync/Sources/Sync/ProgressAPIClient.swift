@@ -84,6 +84,153 @@ public final class ProgressAPIClient: ProgressAPI {
     try decode(await send("GET", "journal", query: query.queryItems, expect: [200]))
   }
 
+  public func batch(_ items: [ProgressBatchItem]) async throws(ProgressAPIError) -> [ProgressBatchResult] {
+    guard !items.isEmpty else { return [] }
+    guard items.count <= ProgressBatchItem.maxPerBatch else {
+      throw .badRequest("a batch holds at most \(ProgressBatchItem.maxPerBatch) items, got \(items.count)")
+    }
+    let (body, entryIDs) = try Self.batchBody(items)
+    return try Self.batchResults(
+      await send("POST", "progress/batch", body: body, expect: [200]), items: items, entryIDs: entryIDs)
+  }
+
+  /// `{"items":[{"idempotency_key","method","id"?,"body"?}, …]}` with each body as the
+  /// single call sends it; also each body's `entry_id`, to check the answer's order by.
+  /// A body that is not a JSON object cannot be one item among others: the batch is
+  /// refused as the backend would refuse it (400), so its items go alone.
+  static func batchBody(_ items: [ProgressBatchItem]) throws(ProgressAPIError) -> (Data, [String?]) {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(items.count * 320)
+    var entryIDs: [String?] = []
+    entryIDs.reserveCapacity(items.count)
+    bytes += #"{"items":["#.utf8
+    for (index, item) in items.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      bytes += #"{"idempotency_key":"#.utf8
+      appendJSONString(item.idempotencyKey, to: &bytes)
+      bytes += #","method":""#.utf8
+      bytes += item.method.rawValue.utf8
+      bytes.append(UInt8(ascii: "\""))
+      if let id = item.id {
+        bytes += #","id":"#.utf8
+        appendJSONString(id, to: &bytes)
+      }
+      var entryID: String?
+      if let body = item.body {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+          throw .badRequest("items[\(index)].body is not a JSON object")
+        }
+        entryID = object["entry_id"] as? String
+        bytes += #","body":"#.utf8
+        bytes += body
+      }
+      entryIDs.append(entryID)
+      bytes.append(UInt8(ascii: "}"))
+    }
+    bytes += "]}".utf8
+    return (Data(bytes), entryIDs)
+  }
+
+  /// `text` as a JSON string literal.
+  static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
+    let hex = Array("0123456789abcdef".utf8)
+    bytes.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+        bytes += [UInt8(ascii: "\\"), byte]
+      case 0..<0x20:
+        bytes += Array(#"\u00"#.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+      default:
+        bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// A batch answer's `{"data":{"results":[{"status","data"?,"error"?}]}}`.
+  private struct BatchAnswer: Decodable {
+    struct Results: Decodable {
+      var results: [Item]
+    }
+
+    struct Item: Decodable {
+      var status: Int
+      var data: ProgressRecord?
+      /// The error envelope's message; nil without one (classified as not the backend's).
+      var refusal: String?
+
+      enum CodingKeys: String, CodingKey {
+        case status, data, error
+      }
+
+      init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        status = try container.decode(Int.self, forKey: .status)
+        data = try container.decodeIfPresent(ProgressRecord.self, forKey: .data)
+        refusal =
+          (try? container.decodeIfPresent(ProgressAPIError.Refusal.Detail.self, forKey: .error))?
+          .message
+      }
+    }
+
+    var data: Results
+  }
+
+  /// Each item's result, as its single call would have it; an answer that does not fit
+  /// the items (unreadable, another count, a status no HTTP answer has, a success
+  /// without its row or with another entry's) is `unexpected` for the whole batch.
+  static func batchResults(
+    _ answer: (status: Int, data: Data), items: [ProgressBatchItem], entryIDs: [String?]
+  )
+    throws(ProgressAPIError) -> [ProgressBatchResult]
+  {
+    func unfit(_ message: String) -> ProgressAPIError {
+      .unexpected(status: answer.status, message: "the batch answer does not fit: \(message)")
+    }
+    let results: [BatchAnswer.Item]
+    do {
+      results = try JSONDecoder().decode(BatchAnswer.self, from: answer.data).data.results
+    } catch {
+      throw .unexpected(status: answer.status, message: "the body is not the contract's: \(error)")
+    }
+    guard results.count == items.count else {
+      throw unfit("\(results.count) results for \(items.count) items")
+    }
+    var outcomes: [ProgressBatchResult] = []
+    outcomes.reserveCapacity(items.count)
+    for (index, (item, result)) in zip(items, results).enumerated() {
+      guard (200...599).contains(result.status) else {
+        throw unfit("items[\(index)] has status \(result.status)")
+      }
+      let expected: Set<Int> =
+        switch item.method {
+        case .post: [201, 200]
+        case .put: [200]
+        case .delete: [204, 200]
+        }
+      guard expected.contains(result.status) else {
+        outcomes.append(.failure(ProgressAPIError.classify(status: result.status, refusal: result.refusal)))
+        continue
+      }
+      guard item.method != .delete else {
+        outcomes.append(.success(nil))
+        continue
+      }
+      guard let record = result.data, !record.id.isEmpty else {
+        throw unfit("items[\(index)] succeeded (\(result.status)) without its row")
+      }
+      if item.method == .put, record.id != item.id {
+        throw unfit("items[\(index)] updated \(record.id), not \(item.id ?? "-")")
+      }
+      if let sent = entryIDs[index], let answered = record.entryID, sent != answered {
+        throw unfit("items[\(index)] answered for entry \(answered), not \(sent)")
+      }
+      outcomes.append(.success(record))
+    }
+    return outcomes
+  }
+
   private struct Envelope<Value: Decodable>: Decodable {
     var data: Value
   }

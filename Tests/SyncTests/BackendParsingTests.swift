@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import ProgressBackend
+
+/// The backend's own reading and writing of JSON and dates, which replaced Foundation's
+/// on the write path: it must accept, refuse and read exactly what Foundation did.
+@Suite struct BackendParsingTests {
+  static let documents = [
+    "{}", "[]", "1", "-0", "07", "+7", ".5", "1.", "1e", "1e400", "-1e400", "1e308", "1e-400", "4.9e-324",
+    "NaN",
+    "Infinity", "0x7", "true", "tru", "null", "nul", #""a\u0000b""#, #""\ud800""#, #""\udc00""#,
+    #""\ud83d\ude00""#, #""\uD83D\u0041""#, "\"a\tb\"", #""\x""#, "[1,]", #"{"a":1,}"#, "[,]", "[1,,]", "{,}",
+    #"{"a" 1}"#, "[1 2]", #" {"a" : [ 1 , 2 ] } "#, #"{"a":1}x"#, #"{"a":1,"a":2}"#, "9223372036854775808",
+    "1E+2", "1e-2", "-", "--1", "\"é\"", "[", #"{"a":"#, #""abc"#, "1 2", "", "\u{FEFF}{}",
+    #"{"type": "mood_score", "quantity": 7.0, "logged_at": "2026-03-02", "notes": "tea \"hot\" \\ \/ \n"}"#,
+    #"[1, 2.5e3, -0.0, true, false, null, {"a": [ ]}, "x\n"]"#, #""\/\b\f\n\r\t""#,
+  ]
+
+  @Test func theParserReadsWhatFoundationsDecoderReads() {
+    for text in Self.documents {
+      let data = Data(text.utf8)
+      let expected = try? JSONDecoder().decode(JSONValue.self, from: data)
+      #expect((try? JSONValue.parse(data)) == expected, "\(text.debugDescription)")
+    }
+    for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x7B, 0x7D, 0x00]] {
+      #expect((try? JSONValue.parse(Data(bytes))) == nil)
+    }
+    // Nesting is bounded, not a crash.
+    for depth in [JSONValue.maxDepth, JSONValue.maxDepth + 1, 100_000] {
+      let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+      #expect(((try? JSONValue.parse(Data(text.utf8))) != nil) == (depth <= JSONValue.maxDepth))
+    }
+  }
+
+  @Test func daysAreTheCalendarsDays() {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    for year in [1, 1500, 1582, 1583, 1600, 1700, 1900, 2000, 2024, 2026, 2100, 2400, 9999] {
+      for month in 0...13 {
+        for day in [0, 1, 28, 29, 30, 31, 32] {
+          let text = String(format: "%04d-%02d-%02d", year, month, day)
+          var expected = false
+          if (1...12).contains(month), day >= 1,
+            let date = calendar.date(from: DateComponents(year: year, month: month, day: day))
+          {
+            expected =
+              calendar.component(.day, from: date) == day && calendar.component(.month, from: date) == month
+          }
+          #expect(BackendAPI.isDay(text) == expected, "\(text)")
+        }
+      }
+    }
+    #expect(BackendAPI.day(of: "2026-03-02T23:30:00+01:00") == "2026-03-02")
+    #expect(BackendAPI.day(of: "2026-03-02T08:00:00.123Z") == "2026-03-02")
+    #expect(BackendAPI.day(of: "2026-03-02 08:00") == "2026-03-02")
+    for text in [
+      "2026-03-02T24:00:00Z", "2026-03-02T1٣:00:00Z", "２026-03-02", "2026-03-02T08:00:00Z\u{301}",
+      "2026-3-02",
+    ] {
+      #expect(BackendAPI.day(of: text) == nil, "\(text)")
+    }
+  }
+
+  @Test func aWrittenRowReadsBackAsItsValues() throws {
+    let input = BackendAPI.ProgressInput(
+      type: "mood_score", quantity: 7, loggedAt: "2026-03-02T08:00:00Z", date: "2026-03-02",
+      notes: "tea \"hot\" \\ \n\t\u{1} 😀 / é", entryID: "e-1")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: BackendAPI.progressJSON(id: "r-1", input, entryID: "e-1"))
+        as? [String: Any])
+    let data = try #require(object["data"] as? [String: Any])
+    #expect(data["id"] as? String == "r-1" && data["entry_id"] as? String == "e-1")
+    #expect(data["notes"] as? String == input.notes && data["quantity"] as? Double == 7)
+    #expect(data["date"] as? String == "2026-03-02" && data["logged_at"] as? String == input.loggedAt)
+    var plain = input
+    plain.notes = nil
+    let bare = try #require(
+      try JSONSerialization.jsonObject(with: BackendAPI.progressJSON(id: "r-2", plain, entryID: nil))
+        as? [String: Any])
+    #expect((bare["data"] as? [String: Any])?["notes"] is NSNull)
+    #expect((bare["data"] as? [String: Any])?["entry_id"] == nil)
+  }
+
+  @Test func aBatchsResultsCarryEachAnswerBesideItsStatus() throws {
+    let answers = [
+      BackendResponse(status: 201, body: Data(#"{"data":{"id":"a"}}"#.utf8)),
+      BackendResponse(status: 204, body: Data()),
+      BackendResponse(
+        status: 400, body: Data(#" {"error":{"code":"validation_failed","message":"no"}} "#.utf8)),
+      BackendResponse(status: 200, body: Data("{ }".utf8)),
+    ]
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: BackendAPI.batchBody(answers)) as? [String: Any])
+    let results = try #require((object["data"] as? [String: Any])?["results"] as? [[String: Any]])
+    #expect(results.map { $0["status"] as? Int } == [201, 204, 400, 200])
+    #expect((results[0]["data"] as? [String: Any])?["id"] as? String == "a")
+    #expect(results[1].count == 1 && results[3].count == 1)
+    #expect((results[2]["error"] as? [String: Any])?["code"] as? String == "validation_failed")
+    #expect(try JSONSerialization.jsonObject(with: BackendAPI.batchBody([])) as? [String: Any] != nil)
+  }
+}
