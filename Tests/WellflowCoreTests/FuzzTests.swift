@@ -17,7 +17,10 @@ import WellflowCore
 /// `WELLFLOW_FUZZ_MUTANTS=N` and `WELLFLOW_FUZZ_SEED=S` change the run's size and seed;
 /// `WELLFLOW_FUZZ_SKIP=s240,sx52` leaves mutants out while their fix is under way.
 ///
-/// Each test prints its counts and where the time went (`fuzz: …`).
+/// Each test prints its counts and where the time went (`fuzz: …`). Measured in a debug
+/// build on a shared 2-core machine: 4,461 mutants (2,250 scripts, 2,211 experiment
+/// files), 394 of them run, in 10 s with the machine quiet and 55 s at a load average of 11
+/// (13 s of CPU either way; the two tests share the main actor).
 @MainActor
 @Suite("Fuzzing the script and experiment loaders")
 struct FuzzTests {
@@ -362,7 +365,7 @@ struct FuzzTests {
       - run: {file: common/complete-onboarding.yaml, env: {SKILL: "${SKILL}"}}
       - expect: {screen: checkin.pet, flow: checkin, idle: false, alert: null}
       - tap: begin
-      - set: {score: 6}
+      - set: {score: 8}
       - expect: {value: {score: {min: 1, max: 10}}, text: "Pleasant"}
       - tap: continue
       - select: {labels: [grateful, calm]}
@@ -380,7 +383,8 @@ struct FuzzTests {
           times: 2
           steps:
             - start: {flow: mood.log, trigger: manual}
-            - set: {score: ${SCORE}}
+            - set:
+                score: ${SCORE}
             - tap: save
             - advance: 1d
       - if: {data: {mood.count: 2}}
