@@ -40,7 +40,8 @@ let package = Package(
     ),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
-    .target(name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
+    .target(
+      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
     .target(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/CheckInFlow/Sources/CheckInFlow"
@@ -51,7 +52,10 @@ let package = Package(
     ),
     .target(
       name: "Storage",
-      dependencies: ["FlowKit", "MoodTracking", "Journal", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        "FlowKit", "MoodTracking", "Journal", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
       path: "Modules/Storage/Sources/Storage"
     ),
     .target(name: "Sync", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Sync/Sources/Sync"),
@@ -86,19 +90,27 @@ let package = Package(
       name: "wellflow",
       dependencies: [
         "WellflowCore", "ProgressBackend", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // Not linked in: depending on it makes `swift build --product wellflow` (and
+        // `swift run wellflow`) build the agent beside it.
+        "wellflow-http",
       ],
       path: "Apps/Wellflow/Sources/wellflow"
     ),
+    // The HTTP agent `wellflow` starts at its first sync (HTTPAgentTransport): the only
+    // code that imports FoundationNetworking. An executable's own code is never linked
+    // into another executable, so `wellflow` stays free of it.
+    .executableTarget(
+      name: "wellflow-http", dependencies: ["Sync", "FlowKit"], path: "Apps/Wellflow/Sources/wellflow-http"),
     .executableTarget(
       name: "sync-crash-helper",
-      dependencies: ["Sync", "Storage", "MoodTracking", "FlowKit"],
+      dependencies: ["Sync", "Storage", "MoodTracking", "FlowKit", "wellflow-http"],
       path: "Tools/SyncCrashHelper"
     ),
     .executableTarget(
       name: "wellflow-bench",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
-        "Storage", "Sync", "ProgressBackend",
+        "Storage", "Sync", "ProgressBackend", "wellflow-http",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
@@ -108,7 +120,9 @@ let package = Package(
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "StorageTests",
-      dependencies: ["Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
@@ -123,11 +137,15 @@ let package = Package(
       ]),
     .testTarget(
       name: "WellflowCoreTests",
-      dependencies: ["WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend"]),
+      dependencies: [
+        "WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend", "Sync",
+        "wellflow-http",
+      ]),
     .testTarget(
       name: "SyncTests",
       dependencies: [
-        "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal", "sync-crash-helper",
+        "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal",
+        "sync-crash-helper", "wellflow-http",
       ]
     ),
   ],

@@ -2,8 +2,9 @@ import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
-import Storage
 import Testing
+
+@testable import Storage
 
 @Suite struct SQLiteMoodRepositoryTests {
   @Test func aSaveWritesEntryLabelsAndOutboxRowTogether() async throws {
@@ -94,6 +95,69 @@ import Testing
     fixture.clock.advance(days: 2)
     #expect(try await fixture.history.statistics(in: .week).streak == 0)
     #expect(try await fixture.history.statistics(in: .month).count == 6)
+  }
+
+  @Test func theOneReadHistoryMatchesTheListingAndTheStatistics() async throws {
+    let fixture = try SQLiteMoodFixture(now: "2026-01-10T12:00", zone: "Europe/Berlin")
+    #expect(try await fixture.history.history(in: .week) == MoodHistory(entries: [], statistics: .empty))
+    try await fixture.log(3, at: "2026-01-03T23:59")  // outside 7 days
+    try await fixture.log(4, notes: "a, \"quoted\" note", at: "2026-01-05T09:00")
+    try await fixture.log(9, at: "2026-01-08T09:00")
+    try await fixture.log(2, at: "2026-01-09T09:00")
+    try await fixture.log(7, at: "2026-01-09T09:00", kind: .momentaryEmotion)
+    for range in [
+      MoodHistoryRange.week, .month, .custom(from: day("2026-01-09"), through: day("2026-01-09")),
+    ] {
+      let together = try await fixture.history.history(in: range)
+      #expect(together.entries == (try await fixture.history.entries(in: range)))
+      #expect(together.statistics == (try await fixture.history.statistics(in: range)))
+    }
+    let week = try await fixture.history.history(in: .week).statistics
+    #expect(week.count == 4 && week.average == 5.5 && week.highest == 9 && week.lowest == 2)
+    #expect(week.latest?.score == 7 && week.streak == 2)
+  }
+
+  /// The decoder reads SQLite's bytes in place; what it makes of odd rows must be what
+  /// the String-based reading made: lowercase ids, unknown names skipped, NULLs, and
+  /// enumeration values no row should hold.
+  @Test func rowsDecodeFieldByFieldIncludingOddValues() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let first = try await fixture.log(8, notes: "über, \"quoted\"\nline").entry
+    let second = try await fixture.log(3, kind: .momentaryEmotion).entry
+    #expect(try await fixture.repository.entry(id: first.id, userID: "alice") == first)
+    #expect(try await fixture.repository.entry(id: second.id, userID: "alice") == second)
+    try await fixture.db.write { db in
+      try db.execute(
+        sql: """
+          UPDATE mood_entries SET labels = ',sad,,nope,relaxed,', associations = 'work,,selfCare,x',
+            source = 'healthStore', sync_status = 'synced', backend_id = 'b-1'
+          WHERE id = ?
+          """,
+        arguments: [second.id.uuidString])
+    }
+    let listed = try await fixture.history.entries(in: .month)
+    #expect(listed.count == 2)
+    let odd = try #require(listed.first { $0.score == 3 })
+    #expect(odd.id == second.id)
+    #expect(odd.labels == [.sad, .peaceful])
+    #expect(odd.associations == [.work, .selfCare])
+    #expect(odd.kind == .momentaryEmotion)
+    #expect(odd.source == .healthStore)
+    #expect(odd.syncStatus == .synced)
+    #expect(odd.backendID == "b-1")
+    #expect(odd.notes == nil)
+    #expect(odd.userID == "alice" && odd.day == second.day && odd.date == second.date)
+    #expect(listed.first { $0.score == 8 } == first)
+    // Ids in either case, as UUID(uuidString:) reads them; anything else is not an id.
+    for text in [second.id.uuidString, second.id.uuidString.lowercased()] {
+      var text = text
+      #expect(text.withUTF8 { MoodRowDecoder.uuid($0) } == second.id)
+    }
+    for text in ["", "not-a-uuid", String(second.id.uuidString.dropLast()) + "G", second.id.uuidString + "0"]
+    {
+      var text = text
+      #expect(text.withUTF8 { MoodRowDecoder.uuid($0) } == nil)
+    }
   }
 
   @Test func aStreakAcrossAMonthAndYearEnd() async throws {

@@ -3,6 +3,8 @@ import ProgressBackend
 import Sync
 import Testing
 
+@testable import wellflow_http
+
 /// The progress API over loopback against the real server (SPEC §3).
 @Suite struct BackendIntegrationTests {
   @Test func requestsWithoutValidCredentialsGet401AndTheEnvelope() async throws {

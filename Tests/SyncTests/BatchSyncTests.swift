@@ -6,6 +6,7 @@ import Storage
 import Testing
 
 @testable import Sync
+@testable import wellflow_http
 
 /// Mood rows sent through `POST /api/v1/progress/batch`: each item's result applied as
 /// its single call's would be, a batch's results recorded in one transaction, an answer

@@ -5,6 +5,7 @@ import Storage
 import Testing
 
 @testable import Sync
+@testable import wellflow_http
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -5,6 +5,8 @@ import Storage
 import Sync
 import Testing
 
+@testable import wellflow_http
+
 /// Entries another device sent arrive here once, with source `backend`.
 @Suite struct MoodPullTests {
   @Test func entriesFromAnotherDeviceArriveOnceAndOwnRowsAreNotDuplicated() async throws {

@@ -2,6 +2,8 @@ import FlowKit
 import Foundation
 import Sync
 
+@testable import wellflow_http
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)

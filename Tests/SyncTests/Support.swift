@@ -5,6 +5,8 @@ import ProgressBackend
 import Storage
 import Sync
 
+@testable import wellflow_http
+
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif

@@ -66,6 +66,11 @@ enum MoodBenchmark {
     for _ in 0..<3 {
       listed = try await history.entries(in: .month).count
       statistics = try await history.statistics(in: .month)
+      // The one-read history must say what the two reads say.
+      let together = try await history.history(in: .month)
+      guard together.entries.count == listed, together.statistics == statistics else {
+        throw BenchmarkError("history(in:) differs from entries(in:) + statistics(in:)")
+      }
     }
     guard listed == statistics.count, listed > 0 else {
       throw BenchmarkError(
@@ -78,11 +83,14 @@ enum MoodBenchmark {
         for side in (repetition + call) % 2 == 0 ? [0, 1] : [1, 0] {
           let start = ContinuousClock.now
           if side == 0 {
-            // What the history screen needs: the range's entries and their statistics.
-            let entries = try await history.entries(in: .month)
-            statistics = try await history.statistics(in: .month)
+            // A history with its listing: the range's entries and their statistics, as
+            // the app reads them together (MoodHistoryUseCase.history).
+            let read = try await history.history(in: .month)
             full.append(seconds(ContinuousClock.now - start) * 1_000)
-            guard entries.count == statistics.count else { throw BenchmarkError("history changed mid-run") }
+            statistics = read.statistics
+            guard read.entries.count == statistics.count, read.entries.count == listed else {
+              throw BenchmarkError("history changed mid-run")
+            }
           } else {
             statistics = try await history.statistics(in: .month)
             alone.append(seconds(ContinuousClock.now - start) * 1_000)

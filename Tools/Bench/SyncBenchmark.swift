@@ -112,7 +112,8 @@ enum SyncBenchmark {
       credentials: BackendCredentials(
         baseURL: url, apiKey: apiKey,
         token: JWT.sign(
-          subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(3_600))))
+          subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(3_600))),
+      transport: HTTPAgentTransport.shared)
     let processor = OutboxProcessor(
       outbox: outbox, api: connector.client, clock: clock, concurrency: concurrency)
 

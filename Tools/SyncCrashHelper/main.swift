@@ -67,7 +67,8 @@ default:
     outbox: outbox,
     api: ProgressAPIClient(
       credentials: BackendCredentials(baseURL: baseURL, apiKey: arguments[4], token: arguments[5]),
-      timeout: 10, maxConnections: concurrency),
+      transport: HTTPAgentTransport(agent: HTTPAgentTransport.defaultAgentPath(), connections: concurrency),
+      timeout: 10),
     clock: SystemClock(), concurrency: concurrency)
 
   var synced = 0

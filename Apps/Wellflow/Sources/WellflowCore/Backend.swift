@@ -37,7 +37,7 @@ public actor EmbeddedBackend: BackendConnector {
       credentials: BackendCredentials(
         baseURL: server.url!, apiKey: server.configuration.apiKey,
         token: server.token(for: userID, ttl: 24 * 3_600)),
-      timeout: 30, maxConnections: OutboxProcessor.defaultConcurrency)
+      transport: HTTPAgentTransport.shared, timeout: 30)
     clients[userID] = client
     return client
   }

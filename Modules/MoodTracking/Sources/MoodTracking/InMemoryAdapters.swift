@@ -162,12 +162,8 @@ public final class InMemoryMoodRepository: MoodRepository {
 
   public func statistics(userID: String, in interval: DateInterval, today: MoodDay) -> MoodStatistics {
     let all = userEntries(userID)
-    let inRange = all.filter { $0.date >= interval.start && $0.date < interval.end }
-    let scores = inRange.map(\.score)
     return MoodStatistics(
-      count: inRange.count,
-      average: scores.isEmpty ? nil : Double(scores.reduce(0, +)) / Double(scores.count),
-      highest: scores.max(), lowest: scores.min(), latest: inRange.last,
+      entries: all.filter { $0.date >= interval.start && $0.date < interval.end },
       streak: currentStreak(days: Set(all.map(\.day)), today: today))
   }
 

@@ -20,9 +20,15 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
   }
 
   /// Parses `YYYY-MM-DD`; nil for anything else or a day the calendar does not have.
-  /// Plain arithmetic, because storage reads parse one of these per row.
   public init?(_ text: String) {
-    let bytes = Array(text.utf8)
+    var text = text
+    guard let day = text.withUTF8({ MoodDay(utf8: $0) }) else { return nil }
+    self = day
+  }
+
+  /// `init(_:)` on UTF-8 bytes. Plain arithmetic, because storage reads parse one of
+  /// these per row, straight from the database's buffer.
+  public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
     guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
     func number(_ range: Range<Int>) -> Int? {
       var value = 0

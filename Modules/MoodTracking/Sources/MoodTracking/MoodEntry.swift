@@ -96,6 +96,34 @@ public struct MoodStatistics: Sendable, Equatable {
     self.streak = streak
   }
 
+  /// The figures of a range's entries, given ascending by date, then save order (as
+  /// `MoodRepository.entries(userID:in:)` lists them), so the latest is the last.
+  public init(entries: [MoodEntry], streak: Int) {
+    var sum = 0
+    var highest: Int?
+    var lowest: Int?
+    for entry in entries {
+      sum += entry.score
+      highest = max(highest ?? entry.score, entry.score)
+      lowest = min(lowest ?? entry.score, entry.score)
+    }
+    self.init(
+      count: entries.count, average: entries.isEmpty ? nil : Double(sum) / Double(entries.count),
+      highest: highest, lowest: lowest, latest: entries.last, streak: streak)
+  }
+
   public static let empty = MoodStatistics(
     count: 0, average: nil, highest: nil, lowest: nil, latest: nil, streak: 0)
+}
+
+/// A range's entries and their statistics, read together.
+public struct MoodHistory: Sendable, Equatable {
+  /// Ascending by date, then save order.
+  public var entries: [MoodEntry]
+  public var statistics: MoodStatistics
+
+  public init(entries: [MoodEntry], statistics: MoodStatistics) {
+    self.entries = entries
+    self.statistics = statistics
+  }
 }

@@ -73,6 +73,13 @@ public struct MoodHistoryUseCase: Sendable {
     return try await storage { try await repository.statistics(userID: userID, in: interval, today: today) }
   }
 
+  /// The range's entries and statistics together, as one read where the store allows.
+  public func history(in range: MoodHistoryRange) async throws(MoodError) -> MoodHistory {
+    let (userID, interval) = try resolve(range)
+    let today = today
+    return try await storage { try await repository.history(userID: userID, in: interval, today: today) }
+  }
+
   public func count() async throws(MoodError) -> Int {
     let userID = try signedInUser()
     return try await storage { try await repository.count(userID: userID) }

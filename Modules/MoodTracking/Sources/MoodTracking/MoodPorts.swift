@@ -22,6 +22,8 @@ public protocol MoodRepository: Sendable {
   /// Count, average, highest, lowest and latest for the interval, and the streak ending
   /// `today` or the day before.
   func statistics(userID: String, in interval: DateInterval, today: MoodDay) async throws -> MoodStatistics
+  /// `entries(userID:in:)` and `statistics(userID:in:today:)` of one moment, in one read.
+  func history(userID: String, in interval: DateInterval, today: MoodDay) async throws -> MoodHistory
   func count(userID: String) async throws -> Int
   /// The entry with the latest date; on a tie, the one saved last.
   func latest(userID: String) async throws -> MoodEntry?
@@ -32,6 +34,13 @@ public protocol MoodRepository: Sendable {
 }
 
 extension MoodRepository {
+  /// The two reads one after the other, for stores where one read costs no less.
+  public func history(userID: String, in interval: DateInterval, today: MoodDay) async throws -> MoodHistory {
+    let entries = try await entries(userID: userID, in: interval)
+    let statistics = try await statistics(userID: userID, in: interval, today: today)
+    return MoodHistory(entries: entries, statistics: statistics)
+  }
+
   public func dailyMood(userID: String, day: MoodDay) async throws -> MoodEntry? {
     try await dailyMoods(userID: userID, days: day...day).first
   }

@@ -54,21 +54,25 @@ enum MoodRows {
     }
   }
 
-  /// Entries a query selects with `columns`, in its order.
+  /// Entries a query selects with `columns`, in its order, decoded in one pass over
+  /// SQLite's own column buffers (see `MoodRowDecoder`).
   static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments) throws -> [MoodEntry] {
-    try Array(Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments).map(entry))
+    let statement = try db.cachedStatement(sql: sql)
+    let rows = try Row.fetchCursor(statement, arguments: arguments)
+    var decoder = MoodRowDecoder()
+    var entries: [MoodEntry] = []
+    while try rows.next() != nil {
+      entries.append(decoder.entry(statement.sqliteStatement))
+    }
+    return entries
   }
 
-  static func entry(_ row: Row) -> MoodEntry {
-    MoodEntry(
-      id: UUID(uuidString: row[0]) ?? UUID(), userID: row[1],
-      date: Date(timeIntervalSince1970: row[2]),
-      day: MoodDay(row[3] as String) ?? MoodDay(year: 0, month: 0, day: 0),
-      score: row[4], valence: row[5], labels: labels(row[6]), associations: associations(row[7]),
-      notes: row[8], kind: MoodKind(rawValue: row[9]) ?? .momentaryEmotion,
-      source: MoodSource(rawValue: row[10]) ?? .userEntry,
-      createdAt: Date(timeIntervalSince1970: row[11]), updatedAt: Date(timeIntervalSince1970: row[12]),
-      backendID: row[13], syncStatus: SyncStatus(rawValue: row[14]) ?? .pending)
+  /// The first entry a query selects with `columns`.
+  static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments) throws -> MoodEntry? {
+    let statement = try db.cachedStatement(sql: sql)
+    let rows = try Row.fetchCursor(statement, arguments: arguments)
+    var decoder = MoodRowDecoder()
+    return try rows.next() == nil ? nil : decoder.entry(statement.sqliteStatement)
   }
 
   static func joined<Value: RawRepresentable<String>>(_ values: [Value]) -> String {

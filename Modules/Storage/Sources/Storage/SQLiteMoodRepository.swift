@@ -57,10 +57,9 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func entry(id: UUID, userID: String) async throws -> MoodEntry? {
     try await writer.read { db in
-      try Row.fetchOne(
-        db.cachedStatement(sql: "SELECT \(MoodRows.columns) FROM mood_entries WHERE id = ? AND user_id = ?"),
-        arguments: [id.uuidString, userID]
-      ).map(MoodRows.entry)
+      try MoodRows.fetchOne(
+        db, sql: "SELECT \(MoodRows.columns) FROM mood_entries WHERE id = ? AND user_id = ?",
+        arguments: [id.uuidString, userID])
     }
   }
 
@@ -78,13 +77,7 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry] {
     try await writer.read { db in
-      try MoodRows.fetchAll(
-        db,
-        sql: """
-          SELECT \(MoodRows.columns) FROM mood_entries
-          WHERE user_id = ? AND date >= ? AND date < ?
-          ORDER BY date, save_seq
-          """, arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970])
+      try Self.entries(db, userID: userID, in: interval)
     }
   }
 
@@ -120,17 +113,28 @@ public final class SQLiteMoodRepository: MoodRepository {
             SELECT COUNT(*), AVG(score), MAX(score), MIN(score) FROM mood_entries
             WHERE user_id = ? AND date >= ? AND date < ?
             """), arguments: bounds)!
-      let latest = try Row.fetchOne(
-        db.cachedStatement(
-          sql: """
-            SELECT \(MoodRows.columns) FROM mood_entries
-            WHERE user_id = ? AND date >= ? AND date < ?
-            ORDER BY date DESC, save_seq DESC LIMIT 1
-            """), arguments: bounds
-      ).map(MoodRows.entry)
+      let latest = try MoodRows.fetchOne(
+        db,
+        sql: """
+          SELECT \(MoodRows.columns) FROM mood_entries
+          WHERE user_id = ? AND date >= ? AND date < ?
+          ORDER BY date DESC, save_seq DESC LIMIT 1
+          """, arguments: bounds)
       return MoodStatistics(
         count: aggregates[0], average: aggregates[1], highest: aggregates[2], lowest: aggregates[3],
         latest: latest, streak: try Self.streak(db, userID: userID, today: today))
+    }
+  }
+
+  /// The listing and its statistics from one read: the figures are computed from the
+  /// rows listed (the same as the SQL aggregates), so only the streak is a second query.
+  public func history(userID: String, in interval: DateInterval, today: MoodDay) async throws -> MoodHistory {
+    try await writer.read { db in
+      let entries = try Self.entries(db, userID: userID, in: interval)
+      return MoodHistory(
+        entries: entries,
+        statistics: MoodStatistics(
+          entries: entries, streak: try Self.streak(db, userID: userID, today: today)))
     }
   }
 
@@ -143,13 +147,12 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func latest(userID: String) async throws -> MoodEntry? {
     try await writer.read { db in
-      try Row.fetchOne(
-        db.cachedStatement(
-          sql: """
-            SELECT \(MoodRows.columns) FROM mood_entries WHERE user_id = ?
-            ORDER BY date DESC, save_seq DESC LIMIT 1
-            """), arguments: [userID]
-      ).map(MoodRows.entry)
+      try MoodRows.fetchOne(
+        db,
+        sql: """
+          SELECT \(MoodRows.columns) FROM mood_entries WHERE user_id = ?
+          ORDER BY date DESC, save_seq DESC LIMIT 1
+          """, arguments: [userID])
     }
   }
 
@@ -165,6 +168,17 @@ public final class SQLiteMoodRepository: MoodRepository {
       try MoodRows.upsert(entry, in: db)
       return true
     }
+  }
+
+  private static func entries(_ db: Database, userID: String, in interval: DateInterval) throws -> [MoodEntry]
+  {
+    try MoodRows.fetchAll(
+      db,
+      sql: """
+        SELECT \(MoodRows.columns) FROM mood_entries
+        WHERE user_id = ? AND date >= ? AND date < ?
+        ORDER BY date, save_seq
+        """, arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970])
   }
 
   /// Walks the user's days newest first and stops at the first gap, so a short streak

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// A progress row as the backend returns it (SPEC §3). `loggedAt` and `entryID` are
 /// the instant and client id the row was sent with, when the client gave them.
 public struct ProgressRecord: Sendable, Hashable, Codable {
@@ -171,7 +167,7 @@ public struct ListQuery: Sendable, Hashable {
 /// Why a request failed, with the server's own message where it sent one.
 ///
 /// How an answer is classified, in one place (`classify(status:body:retryAfter:)` for
-/// HTTP answers, `transportError` in the client for the rest, `isTransient` and
+/// HTTP answers, the transport's failures (timeout, offline, unreachable) for the rest, `isTransient` and
 /// `endsPass` for what the outbox does):
 ///
 /// | answer                                          | error          | outbox row                 |
@@ -255,7 +251,7 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   /// The same for an answer whose error envelope was read already (a batch item's):
   /// `refusal` is the envelope's message, nil when the answer carried none.
   static func classify(status: Int, refusal: String?, retryAfter: TimeInterval? = nil) -> ProgressAPIError {
-    let message = refusal ?? HTTPURLResponse.localizedString(forStatusCode: status)
+    let message = refusal ?? HTTPStatusText.reason(status)
     switch (status, refusal) {
     // 413: this body will always be too large; sending it again cannot help.
     case (400, _?), (413, _?), (422, _?): return .badRequest(message)

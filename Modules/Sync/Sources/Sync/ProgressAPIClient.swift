@@ -1,10 +1,6 @@
 import FlowKit
 import Foundation
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// Where the backend is and who is asking.
 public struct BackendCredentials: Sendable, Hashable {
   public var baseURL: URL
@@ -19,37 +15,31 @@ public struct BackendCredentials: Sendable, Hashable {
   }
 }
 
-/// The progress API over HTTP (URLSession), for the outbox processor and the runner.
+/// The progress API over HTTP, through a transport: URLSession in this process
+/// (`URLSessionTransport`, in the agent's sources) or in the `wellflow-http` agent
+/// (`HTTPAgentTransport`).
 public final class ProgressAPIClient: ProgressAPI {
   public let credentials: BackendCredentials
-  /// The most one request may take, first byte to last. URLSession's own timeout is an
-  /// idle timeout on Linux (every byte restarts it), so a backend dripping a byte a
-  /// second would hold a sync for minutes; this bounds the whole exchange.
+  /// The most one request may take, first byte to last.
   public let requestDeadline: TimeInterval
-  private let session: URLSession
+  /// The longest a request may wait for its next byte.
+  public let idleTimeout: TimeInterval
+  private let transport: any HTTPTransport
 
-  /// `timeout` is URLSession's idle timeout (at least a second: Linux's URLSession counts
-  /// in whole seconds and gives up at once below one); `requestDeadline` bounds each
-  /// whole request and defaults to `timeout` (it may be shorter than a second, for
-  /// tests); `maxConnections` lets a concurrent processor use that many connections.
+  /// `timeout` is the idle timeout (at least a second: Linux's URLSession counts in whole
+  /// seconds and gives up at once below one); `requestDeadline` bounds each whole request
+  /// and defaults to `timeout` (it may be shorter than a second, for tests).
   public init(
-    credentials: BackendCredentials, timeout: TimeInterval = 15, requestDeadline: TimeInterval? = nil,
-    maxConnections: Int = 4
+    credentials: BackendCredentials, transport: any HTTPTransport, timeout: TimeInterval = 15,
+    requestDeadline: TimeInterval? = nil
   ) {
     self.credentials = credentials
+    self.transport = transport
     let idle = max(timeout.isFinite ? timeout : 15, 1)
     let deadline = requestDeadline ?? timeout
+    self.idleTimeout = idle
     self.requestDeadline = deadline.isFinite && deadline > 0 ? deadline : idle
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = idle
-    configuration.timeoutIntervalForResource = max(idle, self.requestDeadline)
-    configuration.httpMaximumConnectionsPerHost = max(1, maxConnections)
-    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    configuration.urlCache = nil
-    session = URLSession(configuration: configuration)
   }
-
-  deinit { session.finishTasksAndInvalidate() }
 
   public func createProgress(body: Data, idempotencyKey: String?) async throws(ProgressAPIError)
     -> ProgressRecord
@@ -260,124 +250,27 @@ public final class ProgressAPIClient: ProgressAPI {
       url: credentials.baseURL.appendingPathComponent("api/v1/\(path)"), resolvingAgainstBaseURL: false)
     if !query.isEmpty { components?.queryItems = query }
     guard let url = components?.url else { throw .unexpected(status: 0, message: "bad URL for \(path)") }
-    var request = URLRequest(url: url)
-    request.httpMethod = method
-    request.setValue(credentials.apiKey, forHTTPHeaderField: "X-API-Key")
-    request.setValue("Bearer \(credentials.token)", forHTTPHeaderField: "Authorization")
-    request.setValue("application/json", forHTTPHeaderField: "Accept")
-    if let idempotencyKey { request.setValue(idempotencyKey, forHTTPHeaderField: "Idempotency-Key") }
-    if let body {
-      request.httpBody = body
-      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    var headers = [
+      "X-API-Key": credentials.apiKey, "Authorization": "Bearer \(credentials.token)",
+      "Accept": "application/json",
+    ]
+    if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
+    if body != nil { headers["Content-Type"] = "application/json" }
+    let request = HTTPExchangeRequest(
+      method: method, url: url, headers: headers, body: body, idleTimeout: idleTimeout,
+      deadline: requestDeadline)
+    let answer: HTTPExchangeResponse
+    switch await transport.send(request) {
+    case .success(let response): answer = response
+    case .failure(.timeout): throw .timeout
+    case .failure(.offline): throw .offline
+    case .failure(.unreachable(let message)): throw .unreachable(message)
     }
-    let (data, response) = try await perform(request)
-    guard let http = response as? HTTPURLResponse else {
-      throw .unexpected(status: 0, message: "not an HTTP response")
-    }
-    let status = http.statusCode
-    if expect.contains(status) { return (status, data) }
+    let status = answer.status
+    if expect.contains(status) { return (status, answer.body) }
     throw ProgressAPIError.classify(
-      status: status, body: data,
+      status: status, body: answer.body,
       retryAfter: ProgressAPIError.retryAfter(
-        header: http.value(forHTTPHeaderField: "Retry-After"),
-        serverDate: http.value(forHTTPHeaderField: "Date")))
-  }
-
-  /// Runs the request against `requestDeadline`: whichever ends first, the exchange or
-  /// the deadline, resumes the caller, and the deadline cancels the URLSession task.
-  /// A completion handler rather than `session.data(for:)`, so giving up never waits
-  /// for a task that ignores cancellation.
-  private func perform(_ request: URLRequest) async throws(ProgressAPIError) -> (Data, URLResponse) {
-    let exchange = Exchange()
-    let session = session
-    let deadline = requestDeadline
-    let result: Exchange.Answer = await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let task = session.dataTask(with: request) { data, response, error in
-          if let error {
-            exchange.finish(.failure(error))
-          } else if let data, let response {
-            exchange.finish(.success((data, response)))
-          } else {
-            exchange.finish(.failure(URLError(.badServerResponse)))
-          }
-        }
-        let timer = Task {
-          try? await Task.sleep(for: .seconds(deadline))
-          if !Task.isCancelled { exchange.finish(.failure(DeadlinePassed())) }
-        }
-        exchange.start(continuation, task: task, timer: timer)
-      }
-    } onCancel: {
-      exchange.finish(.failure(CancellationError()))
-    }
-    switch result {
-    case .success(let answer): return answer
-    case .failure(let error): throw Self.transportError(error)
-    }
-  }
-
-  private struct DeadlinePassed: Error {}
-
-  /// One request's race: the first `finish` resumes the caller, cancels the task and
-  /// the timer; later ones are ignored. `finish` may come before `start` (a task
-  /// cancelled at once), so the outcome waits for the continuation.
-  private final class Exchange: Sendable {
-    typealias Answer = Result<(Data, URLResponse), any Error>
-    private struct State {
-      var continuation: CheckedContinuation<Answer, Never>?
-      var task: URLSessionDataTask?
-      var timer: Task<Void, Never>?
-      var outcome: Answer?
-      var resumed = false
-    }
-    private let state = Locked(State())
-
-    func start(
-      _ continuation: CheckedContinuation<Answer, Never>,
-      task: URLSessionDataTask, timer: Task<Void, Never>
-    ) {
-      let early = state.withLock { state -> Answer? in
-        state.continuation = continuation
-        state.task = task
-        state.timer = timer
-        guard let outcome = state.outcome, !state.resumed else { return nil }
-        state.resumed = true
-        return outcome
-      }
-      if let early {
-        timer.cancel()
-        continuation.resume(returning: early)
-      } else {
-        task.resume()
-      }
-    }
-
-    func finish(_ outcome: Answer) {
-      let ready = state.withLock {
-        state -> (CheckedContinuation<Answer, Never>, URLSessionDataTask?, Task<Void, Never>?)? in
-        guard state.outcome == nil else { return nil }
-        state.outcome = outcome
-        guard let continuation = state.continuation, !state.resumed else { return nil }
-        state.resumed = true
-        return (continuation, state.task, state.timer)
-      }
-      guard let (continuation, task, timer) = ready else { return }
-      timer?.cancel()
-      if case .failure = outcome { task?.cancel() }
-      continuation.resume(returning: outcome)
-    }
-  }
-
-  static func transportError(_ error: any Error) -> ProgressAPIError {
-    guard let urlError = error as? URLError else {
-      if error is CancellationError || error is DeadlinePassed { return .timeout }
-      return .unreachable("\(error)")
-    }
-    switch urlError.code {
-    case .timedOut: return .timeout
-    case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff: return .offline
-    default: return .unreachable(urlError.localizedDescription)
-    }
+        header: answer.header("Retry-After"), serverDate: answer.header("Date")))
   }
 }

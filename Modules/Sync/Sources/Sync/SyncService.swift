@@ -12,9 +12,8 @@ public protocol BackendConnector: Sendable {
 public struct FixedBackendConnector: BackendConnector {
   public let client: ProgressAPIClient
 
-  public init(credentials: BackendCredentials, timeout: TimeInterval = 15) {
-    client = ProgressAPIClient(
-      credentials: credentials, timeout: timeout, maxConnections: OutboxProcessor.defaultConcurrency)
+  public init(credentials: BackendCredentials, transport: any HTTPTransport, timeout: TimeInterval = 15) {
+    client = ProgressAPIClient(credentials: credentials, transport: transport, timeout: timeout)
   }
 
   public func api(for userID: String) async throws -> any ProgressAPI { client }

@@ -11,7 +11,8 @@ import Sync
 ///
 ///     let app = AppContainer(
 ///       registry: try WellflowFeatures.makeRegistry(), dataDirectory: applicationSupport,
-///       userID: account.id, backend: FixedBackendConnector(credentials: credentials))
+///       userID: account.id,
+///       backend: FixedBackendConnector(credentials: credentials, transport: URLSessionTransport()))
 ///     let host = try app.open()   // throws CompositionError when a port is missing
 ///     await host.launch()
 ///

@@ -104,7 +104,7 @@ public final class ScriptRunner {
       backend = server
     case .remote(let credentials):
       embedded = nil
-      backend = FixedBackendConnector(credentials: credentials)
+      backend = FixedBackendConnector(credentials: credentials, transport: HTTPAgentTransport.shared)
     }
     session = AppSession(
       registry: registry, dataDirectory: directory,

@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import MoodTracking
+
+/// Turns the current row of a statement selecting `MoodRows.columns` into a `MoodEntry`,
+/// reading SQLite's column buffers in place: ids, days, labels and the enumerations are
+/// parsed from their bytes without making a String, and a user id equal to the previous
+/// row's is shared. A history read decodes thousands of rows, so this is where its time
+/// went (splitting the label lists into Strings was half of it).
+///
+/// Every field decodes exactly as the String-based reading did: names this version does
+/// not know (a later HealthKit's) are skipped, older label spellings read as today's, and
+/// a value no row should hold falls back the same way.
+struct MoodRowDecoder {
+  private var lastUserID = ""
+
+  mutating func entry(_ statement: SQLiteStatement) -> MoodEntry {
+    let id =
+      Self.bytes(statement, 0) { Self.uuid($0) } ?? UUID(uuidString: Self.string(statement, 0)) ?? UUID()
+    let userID =
+      Self.bytes(statement, 1) { bytes -> String? in
+        lastUserID.utf8.elementsEqual(bytes) ? lastUserID : nil
+      } ?? Self.string(statement, 1)
+    lastUserID = userID
+    let labels = Self.bytes(statement, 6) { Self.names($0, in: Self.labelNames) } ?? []
+    let associations = Self.bytes(statement, 7) { Self.names($0, in: Self.associationNames) } ?? []
+    return MoodEntry(
+      id: id, userID: userID,
+      date: Date(timeIntervalSince1970: sqlite3_column_double(statement, 2)),
+      day: Self.bytes(statement, 3) { MoodDay(utf8: $0) } ?? MoodDay(year: 0, month: 0, day: 0),
+      score: Int(sqlite3_column_int64(statement, 4)), valence: sqlite3_column_double(statement, 5),
+      labels: labels, associations: associations,
+      notes: sqlite3_column_type(statement, 8) == SQLITE_NULL ? nil : Self.string(statement, 8),
+      kind: Self.bytes(statement, 9) { Self.kinds.value(for: $0) } ?? .momentaryEmotion,
+      source: Self.bytes(statement, 10) { Self.sources.value(for: $0) } ?? .userEntry,
+      createdAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 11)),
+      updatedAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 12)),
+      backendID: sqlite3_column_type(statement, 13) == SQLITE_NULL ? nil : Self.string(statement, 13),
+      syncStatus: Self.bytes(statement, 14) { Self.statuses.value(for: $0) } ?? .pending)
+  }
+
+  // MARK: Columns
+
+  /// The column's text bytes (valid until the statement moves on), or nil for NULL.
+  private static func bytes<T>(
+    _ statement: SQLiteStatement, _ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T?
+  ) -> T? {
+    guard let text = sqlite3_column_text(statement, column) else { return nil }
+    return body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column))))
+  }
+
+  private static func string(_ statement: SQLiteStatement, _ column: Int32) -> String {
+    bytes(statement, column) { String(decoding: $0, as: UTF8.self) } ?? ""
+  }
+
+  // MARK: Values
+
+  /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` in either case, as `UUID(uuidString:)` reads it.
+  static func uuid(_ bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
+    guard bytes.count == 36, bytes[8] == 0x2D, bytes[13] == 0x2D, bytes[18] == 0x2D, bytes[23] == 0x2D else {
+      return nil
+    }
+    var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var index = 0
+    let valid = withUnsafeMutableBytes(of: &value) { out -> Bool in
+      for position in 0..<16 {
+        if index == 8 || index == 13 || index == 18 || index == 23 { index += 1 }
+        guard let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return false }
+        out[position] = high << 4 | low
+        index += 2
+      }
+      return true
+    }
+    return valid ? UUID(uuid: value) : nil
+  }
+
+  private static func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 0x30...0x39: byte - 0x30
+    case 0x41...0x46: byte - 0x41 + 10
+    case 0x61...0x66: byte - 0x61 + 10
+    default: nil
+    }
+  }
+
+  /// Comma-separated stored names, unknown ones skipped.
+  static func names<Value>(_ bytes: UnsafeBufferPointer<UInt8>, in table: StoredNames<Value>) -> [Value] {
+    var values: [Value] = []
+    var start = 0
+    for end in 0...bytes.count where end == bytes.count || bytes[end] == 0x2C {
+      if end > start, let value = table.value(for: UnsafeBufferPointer(rebasing: bytes[start..<end])) {
+        values.append(value)
+      }
+      start = end + 1
+    }
+    return values
+  }
+
+  static let labelNames = StoredNames(
+    MoodLabel.allCases.map { ($0.rawValue, $0) } + [("depressed", .hopeless), ("relaxed", .peaceful)])
+  static let associationNames = StoredNames(MoodAssociation.allCases.map { ($0.rawValue, $0) })
+  static let kinds = StoredNames(MoodKind.allCases.map { ($0.rawValue, $0) })
+  static let sources = StoredNames(MoodSource.allCases.map { ($0.rawValue, $0) })
+  static let statuses = StoredNames(SyncStatus.allCases.map { ($0.rawValue, $0) })
+}
+
+/// A lookup from a stored name's UTF-8 bytes to its value without making a String:
+/// names are bucketed by length and compared byte for byte.
+struct StoredNames<Value>: Sendable where Value: Sendable {
+  private let byLength: [[(name: [UInt8], value: Value)]]
+
+  init(_ names: [(String, Value)]) {
+    var byLength: [[(name: [UInt8], value: Value)]] = []
+    for (name, value) in names {
+      let bytes = Array(name.utf8)
+      while byLength.count <= bytes.count { byLength.append([]) }
+      byLength[bytes.count].append((bytes, value))
+    }
+    self.byLength = byLength
+  }
+
+  func value(for bytes: UnsafeBufferPointer<UInt8>) -> Value? {
+    guard bytes.count < byLength.count else { return nil }
+    for candidate in byLength[bytes.count] where candidate.name.elementsEqual(bytes) {
+      return candidate.value
+    }
+    return nil
+  }
+}
