@@ -59,6 +59,7 @@ struct Run: AsyncParsableCommand {
       Examples:
         wellflow run Apps/Wellflow/Scripts
         wellflow run onboarding.yaml --format json --junit report.xml
+        wellflow run Apps/Wellflow/Scripts --quiet --html report.html
         wellflow run Scripts --include-tags smoke --shard 1/2 -e NOTE="slept well"
         wellflow run experiment.yaml --experiments onboarding-length.yaml \\
           --users 1000 --events e.ndjson
@@ -82,6 +83,15 @@ struct Run: AsyncParsableCommand {
 
   @Option(help: "Write a JUnit XML report to this file.")
   var junit: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Write one self-contained HTML report to this file: failures first, each step with the screen after it.",
+      valueName: "FILE"))
+  var html: String?
+
+  @Flag(help: "Print only the failures and the summary, not each script's transcript.")
+  var quiet = false
 
   @Option(name: .customLong("data-dir"), help: "Keep the app's data in this folder, shared by every script.")
   var dataDir: String?
@@ -126,6 +136,8 @@ struct Run: AsyncParsableCommand {
     var configuration = RunConfiguration(paths: paths)
     configuration.format = format
     configuration.junitPath = junit
+    configuration.htmlPath = html
+    configuration.quiet = quiet
     configuration.dataDirectory = dataDir
     configuration.shard = shard
     configuration.includeTags = includeTags
