@@ -25,7 +25,7 @@ struct Wellflow: AsyncParsableCommand {
         wellflow report e.ndjson --experiment checkin-length
       """,
     subcommands: [
-      Run.self, Report.self, Flows.self, Play.self, Graph.self, Explore.self, Serve.self, Token.self,
+      Run.self, Report.self, Flows.self, Play.self, Preview.self, Graph.self, Explore.self, Serve.self, Token.self,
     ])
 
   /// Usage errors exit 2, as every other "nothing ran" case does (SPEC §5).
@@ -199,11 +199,17 @@ struct Report: AsyncParsableCommand {
       "The experiment file, to list variations in its order (control first).", valueName: "FILE"))
   var experiments: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Also write the funnels and completion intervals, drawn as SVG, to this HTML file.", valueName: "FILE"))
+  var html: String?
+
   @MainActor
   func run() async throws {
     var configuration = ReportConfiguration(eventsPath: events, experiment: experiment)
     configuration.format = format
     configuration.experimentsPath = experiments
+    configuration.htmlPath = html
     let code = ReportCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
@@ -485,3 +491,49 @@ struct Explore: AsyncParsableCommand {
 }
 
 extension ExploreConfiguration.Format: ExpressibleByArgument {}
+
+struct Preview: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Preview the flows in a browser: a local page that renders and drives any flow and variant.",
+    discussion: """
+      Serves a page on 127.0.0.1 (never another address) that shows the app's current
+      screen as a phone, with its labels, captions, progress and alert. Pick a flow and a
+      variant and press Start (or Launch to apply the launch rules), then click the
+      screen to act: buttons tap, options select, text fields enter when they lose
+      focus, sliders set. Panels move the clock (to the next timer or by an amount such
+      as 90m or 1d), relaunch the app, show every query's value and the events so far.
+      "Copy as script" gives the steps taken as a script that `wellflow run` passes.
+      The page loads nothing from the internet; the app pushes each change to it.
+
+      Examples:
+        wellflow preview                   then open http://127.0.0.1:8300
+        wellflow preview --port 0 --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+      """)
+
+  @Option(help: "The port to listen on (0 picks a free one).")
+  var port: Int = 8300
+
+  @Option(
+    help: ArgumentHelp(
+      "Experiments and declared variants from this file (their variants can be started too).", valueName: "FILE"))
+  var experiments: String?
+
+  func validate() throws {
+    guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0…65535, got \(port)") }
+  }
+
+  @MainActor
+  func run() async throws {
+    let session: PreviewSession
+    do {
+      session = try PreviewSession.make(experimentsPath: experiments)
+    } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    let server = PreviewServer(session: session, port: port)
+    try await server.runUntilSignalled { url in
+      FileHandle.standardOutput.write(Data("previewing the flows on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
+    }
+  }
+}

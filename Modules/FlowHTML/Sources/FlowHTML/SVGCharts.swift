@@ -25,7 +25,7 @@ public enum SVGCharts {
     let rowHeight = 26.0
     let height = rowHeight * Double(shown.count) + 30
     var svg =
-      "<svg class=\"wf-chart wf-funnel\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(ScreenHTML.escape(title))\">"
+      "<svg class=\"wf-chart wf-funnel\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(ScreenHTML.escape(title))\">"
     svg += "<title>\(ScreenHTML.escape(title))</title>"
     svg += "<text x=\"0\" y=\"16\" font-size=\"13\" font-weight=\"600\">\(ScreenHTML.escape(title))</text>"
     let first = shown.first?.value ?? 0
@@ -76,7 +76,7 @@ public enum SVGCharts {
       return left + axis * min(max((value - domain.lowerBound) / span, 0), 1)
     }
     var svg =
-      "<svg class=\"wf-chart wf-intervals\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(ScreenHTML.escape(title))\">"
+      "<svg class=\"wf-chart wf-intervals\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" role=\"img\" aria-label=\"\(ScreenHTML.escape(title))\">"
     svg += "<title>\(ScreenHTML.escape(title))</title>"
     svg += "<text x=\"0\" y=\"16\" font-size=\"13\" font-weight=\"600\">\(ScreenHTML.escape(title))</text>"
     let axisY = top + rowHeight * Double(shown.count) + 4
