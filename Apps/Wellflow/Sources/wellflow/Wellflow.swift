@@ -219,11 +219,41 @@ extension ReportConfiguration.Format: ExpressibleByArgument {}
 
 struct Flows: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "List the registered flows with their variants and screens, the queries and the launch rules.")
+    abstract:
+      "List the registered flows with their variants and screens (each element's kind, label, options and range), the queries and the launch rules.",
+    discussion: """
+      The kinds, labels, options and ranges are read off the screens each variant
+      shows when explored; an element on a screen not reached is listed as unknown.
+
+      Examples:
+        wellflow flows
+        wellflow flows --format json --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+      """)
+
+  @Option(help: "Output format: text or json.")
+  var format: FlowsListing.Format = .text
+
+  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
+  var experiments: String?
 
   @MainActor
   func run() async throws {
-    print(try FlowsListing.text(WellflowApp.makeRegistry()))
+    let registry = try loadRegistry(experiments)
+    let catalog = await FlowsListing.catalog(registry)
+    print(format == .json ? FlowsListing.json(catalog) : FlowsListing.text(catalog))
+  }
+}
+
+extension FlowsListing.Format: ExpressibleByArgument {}
+
+/// The app's flows with an experiment file's variants; its problems exit 2.
+@MainActor
+func loadRegistry(_ experimentsPath: String?) throws -> FlowRegistry {
+  switch AppRegistry.load(experimentsPath: experimentsPath) {
+  case .success(let (registry, _)): return registry
+  case .failure(let error):
+    FileHandle.standardError.write(Data((error.description + "\n").utf8))
+    throw ExitCode(2)
   }
 }
 
@@ -321,9 +351,13 @@ struct Play: AsyncParsableCommand {
         set score 8
         toggle reminders true
         back, close, screen, help, quit
-      A refused action prints its error and the prompt goes on; the session ends when
-      the flow ends (its outcome is printed), on quit or at the end of the input, so
-      it works with a pipe:
+      Screens show each element's label beside its id, choices' options (long lists
+      once per screen; `screen` lists them again), slider ranges and captions, and an
+      alert's message and buttons. At a terminal, up and down walk the lines typed
+      before and left, right, Home and End edit the line. A refused action prints its
+      error and the prompt goes on. When the flow ends and the app presents another
+      (a check-in asking for the journal), play goes on in it; the session ends when no
+      flow is left, on quit or at the end of the input, so it works with a pipe:
 
         printf 'tap continue\\ntap continue\\n' | wellflow play onboarding
       """)
@@ -331,19 +365,27 @@ struct Play: AsyncParsableCommand {
   @Argument(help: "The flow to play (see `wellflow flows`).")
   var flow: String
 
-  @Option(help: "The variant to play; the flow's default when omitted.")
+  @Option(help: "The variant to play; the flow's default (or the experiment's choice) when omitted.")
   var variant: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Experiments and declared variants from this file: its variants can be played.", valueName: "FILE"))
+  var experiments: String?
 
   @MainActor
   func run() async throws {
-    // At a terminal a prompt shows; from a pipe each command is echoed instead.
-    var prompt: (@Sendable (String) -> Void)?
-    if isatty(STDIN_FILENO) == 1 {
-      prompt = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
+    // At a terminal the line editor shows the prompt and keeps a history (arrow keys);
+    // from a pipe each command is echoed instead.
+    let configuration = PlayConfiguration(flow: flow, variant: variant, experimentsPath: experiments)
+    let code: Int32
+    if TerminalLineReader.isTerminal {
+      let reader = TerminalLineReader()
+      code = await PlayCommand.execute(
+        configuration, readLine: { reader.readLine(prompt: "> ") }, prompt: { _ in })
+    } else {
+      code = await PlayCommand.execute(configuration, readLine: { Swift.readLine(strippingNewline: true) })
     }
-    let code = await PlayCommand.execute(
-      PlayConfiguration(flow: flow, variant: variant), readLine: { Swift.readLine(strippingNewline: true) },
-      prompt: prompt)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -376,6 +418,9 @@ struct Graph: AsyncParsableCommand {
   @Option(help: "The variant to draw; the flow's default when omitted.")
   var variant: String?
 
+  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
+  var experiments: String?
+
   @Option(help: "Output format: mermaid or dot.")
   var format: GraphConfiguration.Format = .mermaid
 
@@ -401,7 +446,7 @@ struct Graph: AsyncParsableCommand {
     configuration.format = format
     configuration.depth = depth
     configuration.maxStates = maxStates
-    let code = await GraphCommand.execute(configuration)
+    let code = await GraphCommand.execute(configuration, registry: try loadRegistry(experiments))
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -452,6 +497,9 @@ struct Explore: AsyncParsableCommand {
   @Option(help: "The variant to explore; the flow's default when omitted.")
   var variant: String?
 
+  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
+  var experiments: String?
+
   @Option(help: "How many actions deep to explore.")
   var depth = FlowExplorer.defaultDepth
 
@@ -485,7 +533,7 @@ struct Explore: AsyncParsableCommand {
     configuration.format = format
     configuration.maxSequences = maxSequences
     configuration.maxStates = maxStates
-    let code = await ExploreCommand.execute(configuration)
+    let code = await ExploreCommand.execute(configuration, registry: try loadRegistry(experiments))
     if code != 0 { throw ExitCode(code) }
   }
 }

@@ -433,26 +433,14 @@ extension PreviewSession {
   /// The app's flows, with the experiments and variants of `experimentsPath` when given;
   /// a file with problems is refused with one `file:line:column: message` line each.
   public static func make(experimentsPath: String?) throws(PreviewError) -> PreviewSession {
-    var registry: FlowRegistry
-    do {
-      registry = try WellflowApp.makeRegistry()
-    } catch {
-      throw PreviewError("the app's features do not register: \(error)")
-    }
-    var experiments: [FlowExperiment] = []
-    if let path = experimentsPath {
-      switch ExperimentFile.load(path: path, registry: registry) {
-      case .success(let file):
-        registry = file.registry
-        experiments = file.experiments
-      case .failure(let failure):
-        throw PreviewError(failure.problems.map(\.description).joined(separator: "\n"))
+    switch AppRegistry.load(experimentsPath: experimentsPath) {
+    case .failure(let error): throw PreviewError(error.description)
+    case .success(let (registry, experiments)):
+      do {
+        return try PreviewSession(registry: registry, experiments: experiments, experimentsPath: experimentsPath)
+      } catch {
+        throw PreviewError("the app could not start: \(error)")
       }
-    }
-    do {
-      return try PreviewSession(registry: registry, experiments: experiments, experimentsPath: experimentsPath)
-    } catch {
-      throw PreviewError("the app could not start: \(error)")
     }
   }
 }
