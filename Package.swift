@@ -83,6 +83,7 @@ let package = Package(
         "WellflowComposition", "ProgressBackend", "FlowHTML",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
     ),

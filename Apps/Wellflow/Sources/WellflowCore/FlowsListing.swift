@@ -14,6 +14,11 @@ public struct FlowCatalog: Sendable, Codable, Equatable {
     public var min: Double
     public var max: Double
     public var step: Double
+    public init(min: Double, max: Double, step: Double) {
+      self.min = min
+      self.max = max
+      self.step = step
+    }
   }
   public struct ElementInfo: Sendable, Codable, Equatable {
     public var id: String

@@ -446,7 +446,8 @@ struct Graph: AsyncParsableCommand {
     configuration.format = format
     configuration.depth = depth
     configuration.maxStates = maxStates
-    let code = await GraphCommand.execute(configuration, registry: try loadRegistry(experiments))
+    let registry = try loadRegistry(experiments)
+    let code = await GraphCommand.execute(configuration, registry: registry)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -533,7 +534,8 @@ struct Explore: AsyncParsableCommand {
     configuration.format = format
     configuration.maxSequences = maxSequences
     configuration.maxStates = maxStates
-    let code = await ExploreCommand.execute(configuration, registry: try loadRegistry(experiments))
+    let registry = try loadRegistry(experiments)
+    let code = await ExploreCommand.execute(configuration, registry: registry)
     if code != 0 { throw ExitCode(code) }
   }
 }

@@ -92,7 +92,7 @@ public final class PreviewServer: Sendable {
         do {
           try await session.perform(command)
         } catch {
-          return Self.json(400, ["error": error.description])
+          return Self.json(400, ["error": "\(error)"])
         }
         return Self.json(200, await session.state())
       default:

@@ -57,6 +57,10 @@ public struct PreviewState: Sendable, Codable, Equatable {
   public struct QueryRow: Sendable, Codable, Equatable {
     public var id: String
     public var value: String
+    public init(id: String, value: String) {
+      self.id = id
+      self.value = value
+    }
   }
   public struct EventRow: Sendable, Codable, Equatable {
     public var time: String
@@ -205,7 +209,7 @@ public final class PreviewSession {
   }
 
   private func run(_ command: PreviewCommand) async throws(PreviewError) {
-    func host() throws(PreviewError) -> FlowHost {
+    func openHost() throws(PreviewError) -> FlowHost {
       do {
         return try openAndObserve()
       } catch {
@@ -223,7 +227,7 @@ public final class PreviewSession {
         throw PreviewError("the app could not start: \(error)")
       }
     case "launch":
-      let host = try host()
+      let host = try openHost()
       await host.launch()
       await settle(host)
       steps.append("- launch")
@@ -231,14 +235,14 @@ public final class PreviewSession {
       session.close()
       observation?.cancel()
       observation = nil
-      let host = try host()
+      let host = try openHost()
       await host.launch()
       await settle(host)
       steps.append("- relaunch")
     case "start":
       guard let flow = command.flow, !flow.isEmpty else { throw PreviewError("start needs a flow") }
       let variant = command.variant.flatMap { $0.isEmpty ? nil : $0 }
-      let host = try host()
+      let host = try openHost()
       do {
         try host.present(FlowRequest(flow: flow, variant: variant))
       } catch {
@@ -249,7 +253,7 @@ public final class PreviewSession {
         variant.map { "- start: {flow: \(yamlScalar(flow)), variant: \(yamlScalar($0))}" }
           ?? "- start: \(yamlScalar(flow))")
     case "advance":
-      let host = try host()
+      let host = try openHost()
       let advance: ClockAdvance
       if command.toNextTimer == true {
         guard let next = host.nextTimerDate else { throw PreviewError("no timer is pending") }
@@ -278,7 +282,7 @@ public final class PreviewSession {
       }
     case "action":
       let action = try Self.action(command)
-      let host = try host()
+      let host = try openHost()
       do {
         try host.send(action)
       } catch {
