@@ -8,10 +8,12 @@ import Testing
     elements: [
       .slider("score", "How do you feel?", range: 1...10, step: 1, value: 7, caption: "Pleasant"),
       .singleChoice(
-        "prompt", "Prompt", options: [ChoiceOption(id: "1", label: "What helped?"), ChoiceOption(id: "2", label: "Why?")],
+        "prompt", "Prompt",
+        options: [ChoiceOption(id: "1", label: "What helped?"), ChoiceOption(id: "2", label: "Why?")],
         selected: "2"),
       .multipleChoice(
-        "labels", "Labels", options: [ChoiceOption(id: "calm", label: "Calm"), ChoiceOption(id: "proud", label: "Proud")],
+        "labels", "Labels",
+        options: [ChoiceOption(id: "calm", label: "Calm"), ChoiceOption(id: "proud", label: "Proud")],
         selected: ["proud"]),
       .text("response", "Response", limit: 500, text: "slept \"well\""),
       .toggle("enabled", "Reminders", isOn: true),
@@ -65,7 +67,8 @@ import Testing
 
   @Test func accessibilityValues() {
     #expect(ScreenHTML.accessibilityValue(screen.elements[1], showsTypedText: false) == "Why?")
-    #expect(ScreenHTML.accessibilityValue(screen.elements[3], showsTypedText: false) == "text field, 12 characters")
+    #expect(
+      ScreenHTML.accessibilityValue(screen.elements[3], showsTypedText: false) == "text field, 12 characters")
     #expect(ScreenHTML.accessibilityValue(screen.elements[3], showsTypedText: true) == "slept \"well\"")
     #expect(ScreenHTML.accessibilityValue(screen.elements[6], showsTypedText: true) == nil)
   }
@@ -82,7 +85,10 @@ import Testing
 
   @Test func funnelAndIntervalsSkipWhatIsNotFinite() {
     let funnel = SVGCharts.funnel(
-      [.init(label: "exposed", value: 100), .init(label: "completed", value: 40), .init(label: "bad", value: .nan)],
+      [
+        .init(label: "exposed", value: 100), .init(label: "completed", value: 40),
+        .init(label: "bad", value: .nan),
+      ],
       title: "quick")
     #expect(funnel.contains(">40 (40.0%)</text>"))
     #expect(!funnel.contains("bad"))

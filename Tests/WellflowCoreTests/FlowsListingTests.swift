@@ -23,7 +23,9 @@ struct FlowsListingTests {
     #expect(element("onboarding", "onboarding.welcome", "continue")?.kind == "button")
     // Every declared screen of the app's flows is reached, so no kind is unknown.
     let unknown = catalog.flows.flatMap { flow in
-      flow.screens.flatMap { screen in screen.elements.filter { $0.kind == "unknown" }.map { "\(screen.id).\($0.id)" } }
+      flow.screens.flatMap { screen in
+        screen.elements.filter { $0.kind == "unknown" }.map { "\(screen.id).\($0.id)" }
+      }
     }
     #expect(unknown == [])
 

@@ -94,13 +94,17 @@ struct PlayTests {
   @Test func labelsCaptionsAndAlertMessagesShowAndLongListsAreNotRepeated() async {
     let (code, out) = await play(
       "checkin",
-      ["tap begin", "set score 8", "tap continue", "select labels calm", "select labels calm,proud", "screen", "close"])
+      [
+        "tap begin", "set score 8", "tap continue", "select labels calm", "select labels calm,proud",
+        "screen", "close",
+      ])
     #expect(code == 0)
     #expect(out.contains("  score: slider \"How pleasant\" 1…10 step 1 = 8 (Pleasant)"))
     // The 38 labels of `emotion` and `labels` are listed when the naming screen is first
     // drawn and by `screen`; the three other redraws name them by count.
     let listed = out.filter { $0.hasPrefix("    options: ") }.count
-    let named = out.filter { $0.hasPrefix("    (38 options, listed before; `screen` lists them again)") }.count
+    let named = out.filter { $0.hasPrefix("    (38 options, listed before; `screen` lists them again)") }
+      .count
     #expect(listed == 4)
     #expect(named == 6)
     #expect(out.contains { $0.hasPrefix("  labels: multiple choice \"") && $0.hasSuffix("= calm, proud") })
@@ -113,7 +117,11 @@ struct PlayTests {
       "checkin", variant: "quick",
       ["tap begin", "tap continue", "select emotion calm", "tap continue", "tap journal", "close"])
     #expect(code == 0)
-    #expect(out.contains { $0.hasPrefix("checkin completed; the app now presents journal (variant ") && $0.hasSuffix("); playing on") })
+    #expect(
+      out.contains {
+        $0.hasPrefix("checkin completed; the app now presents journal (variant ")
+          && $0.hasSuffix("); playing on")
+      })
     #expect(out.contains { $0.hasPrefix("current screen: journal.catalog") })
     #expect(out.last == "journal cancelled")
   }
@@ -132,8 +140,10 @@ struct PlayTests {
     var input = ["tap begin", "tap continue"][...]
     let out = Locked<[String]>([])
     let code = await PlayCommand.execute(
-      PlayConfiguration(flow: "checkin", variant: "mini", experimentsPath: file), readLine: { input.popFirst() },
-      console: Console(out: { text in out.withLock { $0.append(text) } }, err: { text in out.withLock { $0.append(text) } }))
+      PlayConfiguration(flow: "checkin", variant: "mini", experimentsPath: file),
+      readLine: { input.popFirst() },
+      console: Console(
+        out: { text in out.withLock { $0.append(text) } }, err: { text in out.withLock { $0.append(text) } }))
     #expect(code == 0)
     #expect(out.current.first == "playing checkin (variant mini); type `help` for the commands")
     #expect(out.current.contains { $0.hasPrefix("current screen: checkin.acting") })

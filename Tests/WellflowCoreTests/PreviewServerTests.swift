@@ -49,7 +49,9 @@ struct PreviewServerTests {
     await server.stop()
   }
 
-  func action(_ action: String, _ id: String? = nil, options: [String]? = nil, text: String? = nil, value: Double? = nil)
+  func action(
+    _ action: String, _ id: String? = nil, options: [String]? = nil, text: String? = nil, value: Double? = nil
+  )
     -> PreviewCommand
   {
     PreviewCommand(command: "action", action: action, id: id, options: options, text: text, value: value)
@@ -66,7 +68,8 @@ struct PreviewServerTests {
       #expect(state.screen == "onboarding.welcome")
       #expect(state.screenHTML.contains("aria-valuetext=\"Step 1 of 4\""))
       for command in [
-        action("tap", "continue"), action("tap", "continue"), action("select", "skill", options: ["beginner"]),
+        action("tap", "continue"), action("tap", "continue"),
+        action("select", "skill", options: ["beginner"]),
         action("tap", "continue"), action("tap", "continue"),
       ] {
         state = try await request(url, "/api/command", post: command).state()
@@ -86,7 +89,8 @@ struct PreviewServerTests {
       #expect(state.alert == "checkin.confirmExit")
       #expect(state.screenHTML.contains("role=\"alertdialog\""))
       state = try await request(url, "/api/command", post: action("tap", "stay")).state()
-      state = try await request(url, "/api/command", post: PreviewCommand(command: "advance", amount: "2h")).state()
+      state = try await request(url, "/api/command", post: PreviewCommand(command: "advance", amount: "2h"))
+        .state()
       #expect(state.clock == "2026-01-05 11:00:00 UTC")
       #expect(state.queries.contains(.init(id: "onboarding.completed", value: "true")))
       #expect(state.events.contains { $0.event == "flow_completed" && $0.detail.hasPrefix("onboarding") })
@@ -159,9 +163,11 @@ struct PreviewServerTests {
       let unknown = try await request(url, "/api/command", post: PreviewCommand(command: "dance"))
       #expect(unknown.status == 400)
       #expect(unknown.text.contains("unknown command 'dance'"))
-      let noTimer = try await request(url, "/api/command", post: PreviewCommand(command: "advance", toNextTimer: true))
+      let noTimer = try await request(
+        url, "/api/command", post: PreviewCommand(command: "advance", toNextTimer: true))
       #expect(noTimer.text.contains("no timer is pending"))
-      let badAmount = try await request(url, "/api/command", post: PreviewCommand(command: "advance", amount: "-1d"))
+      let badAmount = try await request(
+        url, "/api/command", post: PreviewCommand(command: "advance", amount: "-1d"))
       #expect(badAmount.text.contains("advance takes an amount and a unit"))
       let noFlow = try await request(url, "/api/command", post: action("tap", "continue"))
       #expect(noFlow.text.contains("no flow is presented"))
@@ -205,7 +211,9 @@ final class EventStreamClient: @unchecked Sendable {
 
   private func readData() throws -> String {
     while true {
-      if let start = buffer.range(of: "data: "), let end = buffer.range(of: "\n\n", range: start.upperBound..<buffer.endIndex) {
+      if let start = buffer.range(of: "data: "),
+        let end = buffer.range(of: "\n\n", range: start.upperBound..<buffer.endIndex)
+      {
         let payload = String(buffer[start.upperBound..<end.lowerBound])
         buffer.removeSubrange(buffer.startIndex..<end.upperBound)
         return payload

@@ -16,14 +16,16 @@ struct ReportHTMLTests {
   private func exposure(_ user: String, _ variation: String, _ id: Int) -> String {
     event(
       user, "experiment_viewed",
-      #","variant":"\#(variation)","experiment":"checkin-length","variation":"\#(variation)","variation_id":\#(id)"#)
+      #","variant":"\#(variation)","experiment":"checkin-length","variation":"\#(variation)","variation_id":\#(id)"#
+    )
   }
 
   @Test func eachVariationHasAFunnelAndTheCompletionIntervalsAreDrawn() throws {
     // full: 2 exposed, 2 started, 1 completed; quick: 2 exposed, 1 started, 1 completed.
     let lines = [
       exposure("a", "full", 0), event("a", "flow_started"), event("a", "flow_completed"),
-      exposure("b", "full", 0), event("b", "flow_started"), event("b", "flow_cancelled", #","reason":"user""#),
+      exposure("b", "full", 0), event("b", "flow_started"),
+      event("b", "flow_cancelled", #","reason":"user""#),
       exposure("c", "quick", 1), event("c", "flow_started"), event("c", "flow_completed"),
       exposure("d", "quick", 1),
     ]

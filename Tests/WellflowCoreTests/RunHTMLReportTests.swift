@@ -44,12 +44,17 @@ struct RunHTMLReportTests {
     let message = try #require(html.range(of: "<pre class=\"wr-message\">\(failureMessage)</pre>"))
     #expect(message.lowerBound > failures.lowerBound && message.upperBound < passed.lowerBound)
     // The screen it failed on, drawn, with the typed notes as their length only.
-    #expect(html.contains("<div class=\"wr-failure-screen\"><p>The screen when it failed:</p><div class=\"wf-phone\" inert data-screen=\"mood.log\">"))
+    #expect(
+      html.contains(
+        "<div class=\"wr-failure-screen\"><p>The screen when it failed:</p><div class=\"wf-phone\" inert data-screen=\"mood.log\">"
+      ))
     #expect(html.contains("text field, 16 characters"))
     #expect(!html.contains("private"))
     // Each step: status, position, duration and the screen after it.
-    #expect(html.contains("<span class=\"wr-status\">passed</span><code class=\"wr-pos\">\(failing):4:5</code>"))
-    #expect(html.contains("<span class=\"wr-status\">failed</span><code class=\"wr-pos\">\(failing):5:5</code>"))
+    #expect(
+      html.contains("<span class=\"wr-status\">passed</span><code class=\"wr-pos\">\(failing):4:5</code>"))
+    #expect(
+      html.contains("<span class=\"wr-status\">failed</span><code class=\"wr-pos\">\(failing):5:5</code>"))
     #expect(html.contains(" ms</span>"))
     #expect(html.contains("data-screen=\"onboarding.skill\""))
     #expect(!html.contains("http://") && !html.contains("https://"))

@@ -21,7 +21,7 @@ import time
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -67,14 +67,21 @@ class Check:
 
     def wait(self, condition, what):
         try:
-            return WebDriverWait(self.driver, TIMEOUT).until(lambda d: condition(d))
+            # The page redraws the phone whenever the app pushes a change.
+            return WebDriverWait(self.driver, TIMEOUT, ignored_exceptions=(StaleElementReferenceException,)).until(
+                lambda d: condition(d))
         except TimeoutException:
             self.shot("timeout")
             fail(f"timed out waiting for {what}")
 
+    def attribute(self, css, name):
+        """An attribute read in the page in one go, so a redraw cannot make it stale."""
+        return self.driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null;",
+            css, name)
+
     def screen_id(self):
-        phones = self.driver.find_elements(By.CSS_SELECTOR, "#phone .wf-phone")
-        return phones[0].get_attribute("data-screen") if phones else None
+        return self.attribute("#phone .wf-phone", "data-screen")
 
     def wait_screen(self, screen):
         self.wait(lambda d: self.screen_id() == screen, f"screen {screen} (showing {self.screen_id()})")
@@ -83,8 +90,13 @@ class Check:
         return self.wait(lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, css)), None), css)
 
     def click(self, css):
-        self.wait(lambda d: any(e.is_enabled() for e in d.find_elements(By.CSS_SELECTOR, css)), f"{css} enabled")
-        self.element(css).click()
+        def clicked(driver):
+            elements = driver.find_elements(By.CSS_SELECTOR, css)
+            if not elements or not elements[0].is_enabled():
+                return False
+            elements[0].click()
+            return True
+        self.wait(clicked, f"{css} to be clicked")
 
     def tap(self, element_id, then=None):
         self.click(f'#phone [data-el="{element_id}"][data-kind="button"]')
@@ -94,7 +106,7 @@ class Check:
     def choose(self, element_id, option):
         css = f'#phone [data-el="{element_id}"][data-option="{option}"]'
         self.click(css)
-        self.wait(lambda d: self.element(css).get_attribute("aria-checked") == "true", f"{css} chosen")
+        self.wait(lambda d: self.attribute(css, "aria-checked") == "true", f"{css} chosen")
 
     def error_text(self):
         box = self.driver.find_element(By.ID, "error")
@@ -123,13 +135,13 @@ class Check:
         # Onboarding, from the launch rules.
         self.click("#launch")
         self.wait_screen("onboarding.welcome")
-        progress = self.element("#phone .wf-progress")
-        if progress.get_attribute("aria-valuetext") != "Step 1 of 4":
-            fail(f"progress reads {progress.get_attribute('aria-valuetext')!r}")
+        progress = self.attribute("#phone .wf-progress", "aria-valuetext")
+        if progress != "Step 1 of 4":
+            fail(f"progress reads {progress!r}")
         self.shot("onboarding-welcome")
         self.tap("continue", then="onboarding.features")
         self.tap("continue", then="onboarding.skill")
-        if self.element('#phone [data-el="continue"]').is_enabled():
+        if self.attribute('#phone [data-el="continue"]', "disabled") is None:
             fail("continue is enabled before a skill is chosen")
         self.choose("skill", "beginner")
         self.shot("onboarding-skill-chosen")
@@ -139,25 +151,27 @@ class Check:
         # The full daily check-in.
         self.shot("checkin-pet")
         self.tap("begin", then="checkin.sensing")
-        slider = self.element('#phone input[data-el="score"]')
-        slider.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
-        self.wait(lambda d: self.element('#phone input[data-el="score"]').get_attribute("aria-valuetext") == "8, Pleasant",
+        self.wait(lambda d: self.element('#phone input[data-el="score"]').send_keys(
+            Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT) or True, "the score slider")
+        self.wait(lambda d: self.attribute('#phone input[data-el="score"]', "aria-valuetext") == "8, Pleasant",
                   "the score 8 with its caption")
         self.shot("checkin-sensing-score-8")
         self.tap("continue", then="checkin.naming")
         self.choose("emotion", "happy")
         self.choose("labels", "calm")
         self.choose("labels", "proud")
-        labels = self.driver.find_elements(By.CSS_SELECTOR, '#phone [data-el="labels"][aria-checked="true"]')
-        if sorted(b.get_attribute("data-option") for b in labels) != ["calm", "proud"]:
+        labels = self.driver.execute_script(
+            "return [...document.querySelectorAll('#phone [data-el=\"labels\"][aria-checked=\"true\"]')]"
+            ".map(b => b.dataset.option);")
+        if sorted(labels) != ["calm", "proud"]:
             fail("the labels calm and proud are not both chosen")
         self.shot("checkin-naming")
         self.tap("continue", then="checkin.shaping")
-        first_prompt = self.element('#phone [data-el="prompt"][data-option]').get_attribute("data-option")
+        first_prompt = self.attribute('#phone [data-el="prompt"][data-option]', "data-option")
         self.choose("prompt", first_prompt)
-        response = self.element('#phone textarea[data-el="response"]')
-        response.send_keys("a long walk helped")
-        response.send_keys(Keys.TAB)  # leaving the field enters its text
+        # Leaving the field enters its text.
+        self.wait(lambda d: self.element('#phone textarea[data-el="response"]').send_keys(
+            "a long walk helped", Keys.TAB) or True, "the response field")
         self.wait(lambda d: "enter: {response:" in d.find_element(By.ID, "script").get_attribute("value"),
                   "the typed response to reach the app")
         self.tap("continue", then="checkin.attributing")
@@ -169,8 +183,9 @@ class Check:
 
         # Close raises the exit alert as a modal; stay keeps the check-in.
         self.click('#phone [data-action="close"]')
-        dialog = self.element('#phone [role="alertdialog"]')
-        if dialog.get_attribute("data-alert") != "checkin.confirmExit" or not dialog.is_displayed():
+        self.wait(lambda d: self.attribute('#phone [role="alertdialog"]', "data-alert") == "checkin.confirmExit",
+                  "the exit alert")
+        if not self.element('#phone [role="alertdialog"]').is_displayed():
             fail("the exit alert is not shown as a dialog")
         self.shot("checkin-exit-alert")
         self.click('#phone .wf-alert [data-el="stay"]')
@@ -179,8 +194,9 @@ class Check:
 
         # The panels: the saved mood and the events.
         def query(name):
-            cells = self.driver.find_elements(By.CSS_SELECTOR, f'#queries tr[data-query="{name}"] td')
-            return cells[1].text if len(cells) == 2 else None
+            return self.driver.execute_script(
+                "const row = document.querySelector(`#queries tr[data-query=\"${arguments[0]}\"]`);"
+                "return row ? row.cells[1].textContent : null;", name)
         self.wait(lambda d: query("mood.count") == "1", f"mood.count 1 (is {query('mood.count')})")
         if query("mood.latest.score") != "8":
             fail(f"mood.latest.score is {query('mood.latest.score')}")

@@ -173,7 +173,9 @@ public enum RunCommand {
       for user in users {
         let result = await runner.run(script, as: user)
         results.append(result)
-        if configuration.format == .text, !configuration.quiet { console.out(TranscriptFormatter.text(result)) }
+        if configuration.format == .text, !configuration.quiet {
+          console.out(TranscriptFormatter.text(result))
+        }
         if !result.passed { console.err(TranscriptFormatter.failure(result)) }
       }
     }

@@ -40,7 +40,8 @@ public enum RunHTMLReport {
       body += "</section>"
     }
     body += "</main>"
-    let title = failed.isEmpty ? "wellflow run: \(passed.count) passed" : "wellflow run: \(failed.count) failed"
+    let title =
+      failed.isEmpty ? "wellflow run: \(passed.count) passed" : "wellflow run: \(failed.count) failed"
     return ScreenHTML.document(title: title, body: body, extraStyle: style)
   }
 
@@ -68,7 +69,8 @@ public enum RunHTMLReport {
       html += "<li class=\"wr-step wr-\(status)\" style=\"margin-left: \(min(step.depth, 20) * 18)px\">"
       html += "<div class=\"wr-row\"><span class=\"wr-status\">\(status)</span>"
       html += "<code class=\"wr-pos\">\(e(step.position.description))</code>"
-      html += "<span class=\"wr-summary\">\(step.label.map { "<i>\(e($0))</i>: " } ?? "")\(e(step.summary))</span>"
+      html +=
+        "<span class=\"wr-summary\">\(step.label.map { "<i>\(e($0))</i>: " } ?? "")\(e(step.summary))</span>"
       html += "<span class=\"wr-to\">→ \(e(step.screen))</span>"
       html += "<span class=\"wr-duration\">\(milliseconds(step.durationSeconds))</span></div>"
       if let message = step.message {

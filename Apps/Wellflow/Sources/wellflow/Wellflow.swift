@@ -25,7 +25,8 @@ struct Wellflow: AsyncParsableCommand {
         wellflow report e.ndjson --experiment checkin-length
       """,
     subcommands: [
-      Run.self, Report.self, Flows.self, Play.self, Preview.self, Graph.self, Explore.self, Serve.self, Token.self,
+      Run.self, Report.self, Flows.self, Play.self, Preview.self, Graph.self, Explore.self, Serve.self,
+      Token.self,
     ])
 
   /// Usage errors exit 2, as every other "nothing ran" case does (SPEC §5).
@@ -565,7 +566,8 @@ struct Preview: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Experiments and declared variants from this file (their variants can be started too).", valueName: "FILE"))
+      "Experiments and declared variants from this file (their variants can be started too).",
+      valueName: "FILE"))
   var experiments: String?
 
   func validate() throws {
@@ -583,7 +585,8 @@ struct Preview: AsyncParsableCommand {
     }
     let server = PreviewServer(session: session, port: port)
     try await server.runUntilSignalled { url in
-      FileHandle.standardOutput.write(Data("previewing the flows on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
+      FileHandle.standardOutput.write(
+        Data("previewing the flows on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
     }
   }
 }

@@ -91,7 +91,8 @@ public enum ScreenHTML {
       ? "<button type=\"button\" class=\"wf-nav-back\" data-action=\"back\" aria-label=\"Back\">‹ Back</button>"
       : "<span></span>"
     if screen.canClose {
-      html += "<button type=\"button\" class=\"wf-nav-close\" data-action=\"close\" aria-label=\"Close\">✕</button>"
+      html +=
+        "<button type=\"button\" class=\"wf-nav-close\" data-action=\"close\" aria-label=\"Close\">✕</button>"
     }
     return html + "</nav>"
   }
@@ -101,7 +102,8 @@ public enum ScreenHTML {
     var html =
       "<div class=\"wf-progress\" role=\"progressbar\" aria-valuemin=\"1\" aria-valuemax=\"\(progress.count)\" aria-valuenow=\"\(progress.index)\" aria-valuetext=\"Step \(progress.index) of \(progress.count)\">"
     for index in 0..<count {
-      html += "<span class=\"wf-dot\(index + 1 == progress.index ? " wf-current" : index + 1 < progress.index ? " wf-done" : "")\"></span>"
+      html +=
+        "<span class=\"wf-dot\(index + 1 == progress.index ? " wf-current" : index + 1 < progress.index ? " wf-done" : "")\"></span>"
     }
     return html + "<span class=\"wf-progress-text\">\(progress.index) of \(progress.count)</span></div>"
   }
@@ -142,7 +144,8 @@ public enum ScreenHTML {
       return html + "</div>"
     case .slider(let range, let step, let caption):
       let number = if case .number(let current) = element.value { current } else { range.lowerBound }
-      var html = "<div class=\"wf-field wf-slider\"><label class=\"wf-label\" for=\"wf-\(id)\">\(label)</label>"
+      var html =
+        "<div class=\"wf-field wf-slider\"><label class=\"wf-label\" for=\"wf-\(id)\">\(label)</label>"
       html += "<div class=\"wf-slider-row\"><span class=\"wf-range\">\(formatNumber(range.lowerBound))</span>"
       html +=
         "<input type=\"range\" id=\"wf-\(id)\" \(common) min=\"\(formatNumber(range.lowerBound))\" max=\"\(formatNumber(range.upperBound))\" step=\"\(step > 0 ? formatNumber(step) : "any")\" value=\"\(formatNumber(number))\" aria-label=\"\(label)\" aria-valuetext=\"\(escape(value ?? ""))\"\(disabled)>"

@@ -47,7 +47,9 @@ public struct ReportHTML: Sendable, Equatable {
   /// Lines shown above the charts (warnings first).
   public var notes: [String]
 
-  public init(experiment: String, flow: String, rateName: String = "completion", rows: [Row], notes: [String] = []) {
+  public init(
+    experiment: String, flow: String, rateName: String = "completion", rows: [Row], notes: [String] = []
+  ) {
     self.experiment = experiment
     self.flow = flow
     self.rateName = rateName
@@ -79,19 +81,22 @@ public struct ReportHTML: Sendable, Equatable {
           ])
       },
       notes: report.usersInSeveralVariations > 0
-        ? ["\(report.usersInSeveralVariations) users saw more than one variation; each counts in the first."] : [])
+        ? ["\(report.usersInSeveralVariations) users saw more than one variation; each counts in the first."]
+        : [])
   }
 
   public var html: String {
     let e = ScreenHTML.escape
     var body = "<main class=\"rp\"><h1>Experiment \(e(experiment))</h1>"
-    body += "<p class=\"rp-muted\">flow \(e(flow)) · \(rows.count) variation\(rows.count == 1 ? "" : "s"), the first is the control</p>"
+    body +=
+      "<p class=\"rp-muted\">flow \(e(flow)) · \(rows.count) variation\(rows.count == 1 ? "" : "s"), the first is the control</p>"
     for note in notes { body += "<p class=\"rp-note\">\(e(note))</p>" }
     body += "<section class=\"rp-charts\">"
     body += SVGCharts.intervals(
       rows.compactMap { row in
         guard let rate = row.rate, let interval = row.interval else { return nil }
-        return .init(label: row.variation, estimate: rate, lower: interval.lowerBound, upper: interval.upperBound)
+        return .init(
+          label: row.variation, estimate: rate, lower: interval.lowerBound, upper: interval.upperBound)
       }, title: "\(rateName) rate with 95% interval")
     body += "</section><section class=\"rp-funnels\">"
     let largest = rows.flatMap(\.funnel).map(\.value).filter(\.isFinite).max() ?? 0
@@ -124,7 +129,7 @@ public struct ReportHTML: Sendable, Equatable {
     .rp-charts, .rp-funnels { display: flex; flex-wrap: wrap; gap: 16px; margin: 16px 0; }
     .rp-funnel, .rp-charts svg { background: #fff; border: 1px solid #dcdfe8; border-radius: 10px; padding: 8px; }
     .rp-table { border-collapse: collapse; background: #fff; }
-    .rp-table th, .rp-table td { border: 1px solid #dcdfe8; padding: 4px 8px; text-align: right; }
+    .rp-table th, .rp-table td { border: 1px solid #dcdfe8; padding: 4px 8px; text-align: right; white-space: nowrap; }
     .rp-table td:first-child, .rp-table th:first-child { text-align: left; }
     """
 }

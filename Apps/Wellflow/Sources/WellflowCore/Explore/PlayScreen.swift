@@ -49,7 +49,9 @@ public struct PlayScreen {
           "  \(element.id): slider \"\(element.label)\" \(formatNumber(range.lowerBound))…\(formatNumber(range.upperBound)) step \(formatNumber(step)) = \(number)\(caption.map { " (\($0))" } ?? "")\(disabled)"
         )
       case .toggle:
-        lines.append("  \(element.id): toggle \"\(element.label)\" = \(element.value == .bool(true) ? "on" : "off")\(disabled)")
+        lines.append(
+          "  \(element.id): toggle \"\(element.label)\" = \(element.value == .bool(true) ? "on" : "off")\(disabled)"
+        )
       case .info:
         let value = if case .text(let text) = element.value { text } else { element.value.description }
         lines.append("  \(element.id): \(element.label): \(value)")

@@ -135,7 +135,8 @@ public final class PreviewServer: Sendable {
   }
 
   private static func json(_ status: Int, _ value: some Encodable) -> Response {
-    response(status, String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self),
+    response(
+      status, String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self),
       type: "application/json")
   }
 
@@ -144,7 +145,8 @@ public final class PreviewServer: Sendable {
     headers[.contentType] = type
     headers[.cacheControl] = "no-store"
     return Response(
-      status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+      status: HTTPResponse.Status(code: status), headers: headers,
+      body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
   }
 }
 

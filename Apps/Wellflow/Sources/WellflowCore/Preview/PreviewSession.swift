@@ -113,11 +113,13 @@ public final class PreviewSession {
   private var busy = false
   private var waiting: [CheckedContinuation<Void, Never>] = []
 
-  /// The clock starts where a script's does by default, so the steps replay the same.
+  /// The clock starts where a script's does by default (UTC), so the steps replay the same.
   private let start = Script(file: "").start
   private let timeZone = TimeZone(identifier: "UTC")!
 
-  public init(registry: FlowRegistry, experiments: [FlowExperiment] = [], experimentsPath: String? = nil) throws {
+  public init(registry: FlowRegistry, experiments: [FlowExperiment] = [], experimentsPath: String? = nil)
+    throws
+  {
     self.registry = registry
     self.experiments = experiments
     self.experimentsPath = experimentsPath
@@ -330,7 +332,8 @@ public final class PreviewSession {
     guard let unit = text.last, "smhd".contains(unit) else { return nil }
     let number = text.dropLast()
     guard !number.isEmpty, number.count <= 20, number.first != ".", number.last != ".",
-      number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), number.filter({ $0 == "." }).count <= 1,
+      number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+      number.filter({ $0 == "." }).count <= 1,
       let amount = Double(number)
     else { return nil }
     let scale: Double = ["s": 1, "m": 60, "h": 3600, "d": 86_400][unit]!
@@ -348,10 +351,12 @@ public final class PreviewSession {
   private func scriptText() -> String {
     var lines = ["# Steps taken in wellflow preview."]
     if let experimentsPath {
-      lines.append("# Run it with the same experiment file: wellflow run FILE --experiments \(experimentsPath)")
+      lines.append(
+        "# Run it with the same experiment file: wellflow run FILE --experiments \(experimentsPath)")
     }
     let startText = String(
-      format: "%04d-%02d-%02dT%02d:%02d", start.year ?? 2026, start.month ?? 1, start.day ?? 1, start.hour ?? 0,
+      format: "%04d-%02d-%02dT%02d:%02d", start.year ?? 2026, start.month ?? 1, start.day ?? 1,
+      start.hour ?? 0,
       start.minute ?? 0)
     lines += ["name: preview session", "user: \(Self.user)", "start: \(startText)", "steps:"]
     lines += steps.map { "  " + $0 }
@@ -379,13 +384,14 @@ public final class PreviewSession {
     let clock = session.clock
     var nextTimer: String?
     if let date = host?.nextTimerDate {
-      nextTimer = "\(Self.format(date, clock.calendar)) (in \(ExploreStep.duration(date.timeIntervalSince(clock.now))))"
+      nextTimer =
+        "\(Self.format(date, clock.calendar)) (in \(ExploreStep.duration(date.timeIntervalSince(clock.now))))"
     }
     return PreviewState(
       revision: revision, screenHTML: ScreenHTML.phone(screen, options: .preview), screen: screen?.id,
       alert: screen?.alert?.id,
       stack: host?.stack.map { "\($0.flow) (\($0.variant))" } ?? [],
-      clock: Self.format(clock.now, clock.calendar) + " " + (clock.calendar.timeZone.identifier),
+      clock: Self.format(clock.now, clock.calendar) + " UTC",
       nextTimer: nextTimer, queries: [],
       events: events.suffix(Self.shownEvents).map { event in
         var detail: [String] = []
@@ -398,10 +404,13 @@ public final class PreviewSession {
           }
         }
         return PreviewState.EventRow(
-          time: Self.format(event.ts, clock.calendar), event: event.event, detail: detail.joined(separator: " "))
+          time: Self.format(event.ts, clock.calendar), event: event.event,
+          detail: detail.joined(separator: " "))
       },
       eventCount: events.count, steps: steps,
-      flows: registry.flows.map { .init(id: $0.id, variants: $0.variants, defaultVariant: $0.defaultVariant) },
+      flows: registry.flows.map {
+        .init(id: $0.id, variants: $0.variants, defaultVariant: $0.defaultVariant)
+      },
       problems: problems)
   }
 
@@ -428,7 +437,8 @@ public final class PreviewSession {
   static func format(_ date: Date, _ calendar: Calendar) -> String {
     let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
     return String(
-      format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
+      format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+      parts.hour ?? 0,
       parts.minute ?? 0, parts.second ?? 0)
   }
 }
@@ -441,7 +451,8 @@ extension PreviewSession {
     case .failure(let error): throw PreviewError(error.description)
     case .success(let (registry, experiments)):
       do {
-        return try PreviewSession(registry: registry, experiments: experiments, experimentsPath: experimentsPath)
+        return try PreviewSession(
+          registry: registry, experiments: experiments, experimentsPath: experimentsPath)
       } catch {
         throw PreviewError("the app could not start: \(error)")
       }
