@@ -43,8 +43,7 @@ let package = Package(
     .target(name: "FlowHTML", dependencies: ["FlowKit"], path: "Modules/FlowHTML/Sources/FlowHTML"),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
-    .target(
-      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
+    .target(name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
     .target(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/CheckInFlow/Sources/CheckInFlow"
@@ -115,9 +114,7 @@ let package = Package(
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "StorageTests",
-      dependencies: [
-        "Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
-      ]
+      dependencies: ["Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
