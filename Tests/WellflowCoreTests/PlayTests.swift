@@ -107,7 +107,11 @@ struct PlayTests {
       .count
     #expect(listed == 4)
     #expect(named == 6)
-    #expect(out.contains { $0.hasPrefix("  labels: multiple choice \"") && $0.hasSuffix("= calm, proud") })
+    // Chosen options in the screen's order, which offers labels that fit the score first.
+    #expect(
+      out.contains {
+        $0.hasPrefix("  labels: multiple choice \"Anything else?\" = ") && $0.hasSuffix("proud, calm")
+      })
     #expect(out.contains { $0.hasPrefix("  alert checkin.confirmExit: \"") && $0.contains(" — ") })
     #expect(out.contains { $0.hasPrefix("    buttons: exit \"") })
   }
@@ -137,7 +141,7 @@ struct PlayTests {
           variations: [full, mini]
       variants: {checkin: {mini: {steps: [sensing, acting]}}}
       """)
-    var input = ["tap begin", "tap continue"][...]
+    var input = ["tap continue"][...]
     let out = Locked<[String]>([])
     let code = await PlayCommand.execute(
       PlayConfiguration(flow: "checkin", variant: "mini", experimentsPath: file),
@@ -146,7 +150,9 @@ struct PlayTests {
         out: { text in out.withLock { $0.append(text) } }, err: { text in out.withLock { $0.append(text) } }))
     #expect(code == 0)
     #expect(out.current.first == "playing checkin (variant mini); type `help` for the commands")
+    #expect(out.current.contains { $0.hasPrefix("current screen: checkin.sensing") })
     #expect(out.current.contains { $0.hasPrefix("current screen: checkin.acting") })
+    #expect(!out.current.contains { $0.hasPrefix("error") })
   }
 
   @Test func theLineEditorKeepsAHistoryAndEditsTheLine() {
