@@ -215,8 +215,8 @@ public final class TerminalLineReader {
       cc[Int(VMIN)] = 1
       cc[Int(VTIME)] = 0
     }
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
-    defer { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+    tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+    defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
     redraw(prompt)
     while true {
       var byte: UInt8 = 0
