@@ -230,6 +230,14 @@ class Check:
         self.wait_screen("mood.history")
         self.shot("pushed-mood-history")
 
+        # The clock panel: mood.history waits for midnight; advancing fires that timer.
+        self.wait(lambda d: d.find_element(By.ID, "next-timer").text.startswith("next timer: 2026-01-06 00:00:00"),
+                  "the history's midnight timer")
+        self.click("#next")
+        self.wait(lambda d: d.find_element(By.ID, "clock").text.startswith("2026-01-06 00:00:00"),
+                  "the clock to reach midnight")
+        self.wait_screen("mood.history")
+
     # --- the reports --------------------------------------------------------------------
 
     def failing_report(self):

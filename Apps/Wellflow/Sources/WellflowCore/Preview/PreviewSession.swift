@@ -385,7 +385,7 @@ public final class PreviewSession {
     var nextTimer: String?
     if let date = host?.nextTimerDate {
       nextTimer =
-        "\(Self.format(date, clock.calendar)) (in \(ExploreStep.duration(date.timeIntervalSince(clock.now))))"
+        "\(Self.format(date, clock.calendar)) (in \(Self.span(date.timeIntervalSince(clock.now))))"
     }
     return PreviewState(
       revision: revision, screenHTML: ScreenHTML.phone(screen, options: .preview), screen: screen?.id,
@@ -432,6 +432,15 @@ public final class PreviewSession {
       state.queries.append(.init(id: query.id, value: text))
     }
     return state
+  }
+
+  /// `15h`, `1d 2h`, `90s`: how far off a timer is, for people.
+  static func span(_ seconds: Double) -> String {
+    guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return "–" }
+    let whole = Int(seconds.rounded(.up))
+    let (days, hours, minutes, rest) = (whole / 86_400, whole % 86_400 / 3600, whole % 3600 / 60, whole % 60)
+    let parts = [(days, "d"), (hours, "h"), (minutes, "m"), (rest, "s")].filter { $0.0 > 0 }.prefix(2)
+    return parts.isEmpty ? "0s" : parts.map { "\($0.0)\($0.1)" }.joined(separator: " ")
   }
 
   static func format(_ date: Date, _ calendar: Calendar) -> String {
