@@ -34,9 +34,11 @@ public enum PlayCommand {
     let session: AppSession
     let host: FlowHost
     do {
-      var chosen = registry
+      let chosen: FlowRegistry
       var experiments: [FlowExperiment] = []
-      if chosen == nil || configuration.experimentsPath != nil {
+      if let registry, configuration.experimentsPath == nil {
+        chosen = registry
+      } else {
         switch AppRegistry.load(experimentsPath: configuration.experimentsPath) {
         case .success(let (loaded, fileExperiments)):
           chosen = loaded
@@ -47,7 +49,7 @@ public enum PlayCommand {
         }
       }
       session = AppSession(
-        registry: chosen!,
+        registry: chosen,
         dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
         userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory,
@@ -114,6 +116,7 @@ public enum PlayCommand {
       }
     }
   }
+
   private static func ending(of flow: String, host: FlowHost) -> String {
     let outcome = host.latestEndings[flow]?.outcome.rawValue ?? "ended"
     var text = "\(flow) \(outcome)"
