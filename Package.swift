@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "Sync", targets: ["Sync"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
+    .library(name: "FlowHTML", targets: ["FlowHTML"]),
     // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
     .library(name: "WellflowCore", targets: ["WellflowCore"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
@@ -38,6 +39,8 @@ let package = Package(
     .target(
       name: "FlowKitTesting", dependencies: ["FlowKit"], path: "Modules/FlowKitTesting/Sources/FlowKitTesting"
     ),
+    // Screens as HTML and small SVG charts: one renderer for the preview and the reports.
+    .target(name: "FlowHTML", dependencies: ["FlowKit"], path: "Modules/FlowHTML/Sources/FlowHTML"),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
     .target(
@@ -81,8 +84,10 @@ let package = Package(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Experiments", "Sync",
-        "WellflowComposition", "ProgressBackend",
+        "WellflowComposition", "ProgressBackend", "FlowHTML",
         .product(name: "Yams", package: "Yams"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
     ),
@@ -115,6 +120,7 @@ let package = Package(
       ], path: "Tools/Bench"),
 
     .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
+    .testTarget(name: "FlowHTMLTests", dependencies: ["FlowHTML", "FlowKit"]),
     .testTarget(
       name: "FlowKitTestingTests", dependencies: ["FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking"]),
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
@@ -138,7 +144,7 @@ let package = Package(
     .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
-        "WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend", "Sync",
+        "WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend", "FlowHTML", "Sync",
         "wellflow-http",
       ]),
     .testTarget(

@@ -80,13 +80,101 @@ struct PlayTests {
       ],
       registry: try LabFeature.registry())
     #expect(code == 0)
-    #expect(out.contains("  note: text field = \"hi there\""))
-    #expect(out.contains("  level: slider = 8"))
-    #expect(out.contains("  flag: toggle = true"))
-    #expect(out.contains("  tags: multiple choice = [c, a] (options: a, b, c)"))
+    #expect(out.contains("  note: text field \"Note\" (up to 10 characters) = \"hi there\""))
+    #expect(out.contains("  level: slider \"Level\" 1…10 step 1 = 8 (Level caption)"))
+    #expect(out.contains("  flag: toggle \"Flag\" = on"))
+    #expect(out.contains("  tags: multiple choice \"Tags\" = a \"Tag a\", c \"Tag c\""))
+    #expect(out.contains("    * a  Tag a"))
+    #expect(out.contains("      b  Tag b"))
     #expect(
       out.contains("error: lab.form: alert lab.confirm is up; only its buttons accept input (proceed, stay)"))
     #expect(out.last == "lab cancelled")
+  }
+
+  @Test func labelsCaptionsAndAlertMessagesShowAndLongListsAreNotRepeated() async {
+    let (code, out) = await play(
+      "checkin",
+      [
+        "tap begin", "set score 8", "tap continue", "select labels calm", "select labels calm,proud",
+        "screen", "close",
+      ])
+    #expect(code == 0)
+    #expect(out.contains("  score: slider \"How pleasant\" 1…10 step 1 = 8 (Pleasant)"))
+    // The 38 labels of `emotion` and `labels` are listed when the naming screen is first
+    // drawn and by `screen`; the three other redraws name them by count.
+    let listed = out.filter { $0.hasPrefix("    options: ") }.count
+    let named = out.filter { $0.hasPrefix("    (38 options, listed before; `screen` lists them again)") }
+      .count
+    #expect(listed == 4)
+    #expect(named == 6)
+    // Chosen options in the screen's order, which offers labels that fit the score first.
+    #expect(
+      out.contains {
+        $0.hasPrefix("  labels: multiple choice \"Anything else?\" = ") && $0.hasSuffix("proud, calm")
+      })
+    #expect(out.contains { $0.hasPrefix("  alert checkin.confirmExit: \"") && $0.contains(" — ") })
+    #expect(out.contains { $0.hasPrefix("    buttons: exit \"") })
+  }
+
+  @Test func playGoesOnIntoTheJournalAfterACheckInThatAsksForIt() async {
+    let (code, out) = await play(
+      "checkin", variant: "quick",
+      ["tap begin", "tap continue", "select emotion calm", "tap continue", "tap journal", "close"])
+    #expect(code == 0)
+    #expect(
+      out.contains {
+        $0.hasPrefix("checkin completed; the app now presents journal (variant ")
+          && $0.hasSuffix("); playing on")
+      })
+    #expect(out.contains { $0.hasPrefix("current screen: journal.catalog") })
+    #expect(out.last == "journal cancelled")
+  }
+
+  @Test func playTakesTheVariantsAnExperimentFileDeclares() async throws {
+    let workspace = Workspace()
+    let file = workspace.write(
+      "mini.yaml",
+      """
+      experiments:
+        - key: checkin-mini
+          flow: checkin
+          variations: [full, mini]
+      variants: {checkin: {mini: {steps: [sensing, acting]}}}
+      """)
+    var input = ["tap continue"][...]
+    let out = Locked<[String]>([])
+    let code = await PlayCommand.execute(
+      PlayConfiguration(flow: "checkin", variant: "mini", experimentsPath: file),
+      readLine: { input.popFirst() },
+      console: Console(
+        out: { text in out.withLock { $0.append(text) } }, err: { text in out.withLock { $0.append(text) } }))
+    #expect(code == 0)
+    #expect(out.current.first == "playing checkin (variant mini); type `help` for the commands")
+    #expect(out.current.contains { $0.hasPrefix("current screen: checkin.sensing") })
+    #expect(out.current.contains { $0.hasPrefix("current screen: checkin.acting") })
+    #expect(!out.current.contains { $0.hasPrefix("error") })
+  }
+
+  @Test func theLineEditorKeepsAHistoryAndEditsTheLine() {
+    var buffer = LineBuffer()
+    var decoder = KeyDecoder()
+    func type(_ bytes: [UInt8]) -> [LineBuffer.Outcome] {
+      bytes.flatMap { decoder.feed($0) }.map { buffer.apply($0) }.filter { $0 != .editing }
+    }
+    #expect(type(Array("tap continue\r".utf8)) == [.submitted("tap continue")])
+    #expect(type(Array("set score 8\r".utf8)) == [.submitted("set score 8")])
+    // Up twice reaches the first line; down once the second; left and a typed character edit it.
+    #expect(type([0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x41]) == [])
+    #expect(buffer.line == "tap continue")
+    #expect(type([0x1B, 0x5B, 0x42]) == [])
+    #expect(buffer.line == "set score 8")
+    #expect(type([0x7F, UInt8(ascii: "9"), 0x1B, 0x5B, 0x44, 0x1B, 0x5B, 0x33, 0x7E]) == [])
+    #expect(buffer.line == "set score ")
+    #expect(type([0x01] + Array("x".utf8) + [0x05] + Array("é".utf8)) == [])
+    #expect(buffer.line == "xset score é")
+    #expect(type([0x0D]) == [.submitted("xset score é")])
+    #expect(buffer.history == ["tap continue", "set score 8", "xset score é"])
+    #expect(type([0x04]) == [.ended])
   }
 
   @Test func anUnknownFlowIsAUsageError() async {

@@ -9,6 +9,10 @@ public struct RunConfiguration: Sendable {
   public var paths: [String]
   public var format: Format = .text
   public var junitPath: String?
+  /// `--html FILE`: one self-contained HTML report with the screen after each step.
+  public var htmlPath: String?
+  /// `--quiet`: no transcripts, only the failures and the summary.
+  public var quiet = false
   public var dataDirectory: String?
   public var shard: String?
   public var includeTags: [String] = []
@@ -160,7 +164,7 @@ public enum RunCommand {
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
         analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? [],
-        backend: backend))
+        backend: backend, capturesScreens: configuration.htmlPath != nil))
 
     let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now
@@ -169,7 +173,9 @@ public enum RunCommand {
       for user in users {
         let result = await runner.run(script, as: user)
         results.append(result)
-        if configuration.format == .text { console.out(TranscriptFormatter.text(result)) }
+        if configuration.format == .text, !configuration.quiet {
+          console.out(TranscriptFormatter.text(result))
+        }
         if !result.passed { console.err(TranscriptFormatter.failure(result)) }
       }
     }
@@ -184,6 +190,14 @@ public enum RunCommand {
         try Data(JUnitReport.xml(results, seconds: seconds).utf8).write(to: URL(fileURLWithPath: junitPath))
       } catch {
         console.err("error: cannot write the JUnit report to '\(junitPath)': \(error.localizedDescription)")
+        return 2
+      }
+    }
+    if let htmlPath = configuration.htmlPath {
+      do {
+        try Data(RunHTMLReport.html(results, seconds: seconds).utf8).write(to: URL(fileURLWithPath: htmlPath))
+      } catch {
+        console.err("error: cannot write the HTML report to '\(htmlPath)': \(error.localizedDescription)")
         return 2
       }
     }

@@ -25,7 +25,8 @@ struct Wellflow: AsyncParsableCommand {
         wellflow report e.ndjson --experiment checkin-length
       """,
     subcommands: [
-      Run.self, Report.self, Flows.self, Play.self, Graph.self, Explore.self, Serve.self, Token.self,
+      Run.self, Report.self, Flows.self, Play.self, Preview.self, Graph.self, Explore.self, Serve.self,
+      Token.self,
     ])
 
   /// Usage errors exit 2, as every other "nothing ran" case does (SPEC §5).
@@ -59,6 +60,7 @@ struct Run: AsyncParsableCommand {
       Examples:
         wellflow run Apps/Wellflow/Scripts
         wellflow run onboarding.yaml --format json --junit report.xml
+        wellflow run Apps/Wellflow/Scripts --quiet --html report.html
         wellflow run Scripts --include-tags smoke --shard 1/2 -e NOTE="slept well"
         wellflow run experiment.yaml --experiments onboarding-length.yaml \\
           --users 1000 --events e.ndjson
@@ -82,6 +84,15 @@ struct Run: AsyncParsableCommand {
 
   @Option(help: "Write a JUnit XML report to this file.")
   var junit: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Write one self-contained HTML report to this file: failures first, each step with the screen after it.",
+      valueName: "FILE"))
+  var html: String?
+
+  @Flag(help: "Print only the failures and the summary, not each script's transcript.")
+  var quiet = false
 
   @Option(name: .customLong("data-dir"), help: "Keep the app's data in this folder, shared by every script.")
   var dataDir: String?
@@ -126,6 +137,8 @@ struct Run: AsyncParsableCommand {
     var configuration = RunConfiguration(paths: paths)
     configuration.format = format
     configuration.junitPath = junit
+    configuration.htmlPath = html
+    configuration.quiet = quiet
     configuration.dataDirectory = dataDir
     configuration.shard = shard
     configuration.includeTags = includeTags
@@ -187,11 +200,17 @@ struct Report: AsyncParsableCommand {
       "The experiment file, to list variations in its order (control first).", valueName: "FILE"))
   var experiments: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Also write the funnels and completion intervals, drawn as SVG, to this HTML file.", valueName: "FILE"))
+  var html: String?
+
   @MainActor
   func run() async throws {
     var configuration = ReportConfiguration(eventsPath: events, experiment: experiment)
     configuration.format = format
     configuration.experimentsPath = experiments
+    configuration.htmlPath = html
     let code = ReportCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
@@ -201,11 +220,41 @@ extension ReportConfiguration.Format: ExpressibleByArgument {}
 
 struct Flows: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "List the registered flows with their variants and screens, the queries and the launch rules.")
+    abstract:
+      "List the registered flows with their variants and screens (each element's kind, label, options and range), the queries and the launch rules.",
+    discussion: """
+      The kinds, labels, options and ranges are read off the screens each variant
+      shows when explored; an element on a screen not reached is listed as unknown.
+
+      Examples:
+        wellflow flows
+        wellflow flows --format json --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+      """)
+
+  @Option(help: "Output format: text or json.")
+  var format: FlowsListing.Format = .text
+
+  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
+  var experiments: String?
 
   @MainActor
   func run() async throws {
-    print(try FlowsListing.text(WellflowApp.makeRegistry()))
+    let registry = try loadRegistry(experiments)
+    let catalog = await FlowsListing.catalog(registry)
+    print(format == .json ? FlowsListing.json(catalog) : FlowsListing.text(catalog))
+  }
+}
+
+extension FlowsListing.Format: ExpressibleByArgument {}
+
+/// The app's flows with an experiment file's variants; its problems exit 2.
+@MainActor
+func loadRegistry(_ experimentsPath: String?) throws -> FlowRegistry {
+  switch AppRegistry.load(experimentsPath: experimentsPath) {
+  case .success(let (registry, _)): return registry
+  case .failure(let error):
+    FileHandle.standardError.write(Data((error.description + "\n").utf8))
+    throw ExitCode(2)
   }
 }
 
@@ -303,9 +352,13 @@ struct Play: AsyncParsableCommand {
         set score 8
         toggle reminders true
         back, close, screen, help, quit
-      A refused action prints its error and the prompt goes on; the session ends when
-      the flow ends (its outcome is printed), on quit or at the end of the input, so
-      it works with a pipe:
+      Screens show each element's label beside its id, choices' options (long lists
+      once per screen; `screen` lists them again), slider ranges and captions, and an
+      alert's message and buttons. At a terminal, up and down walk the lines typed
+      before and left, right, Home and End edit the line. A refused action prints its
+      error and the prompt goes on. When the flow ends and the app presents another
+      (a check-in asking for the journal), play goes on in it; the session ends when no
+      flow is left, on quit or at the end of the input, so it works with a pipe:
 
         printf 'tap continue\\ntap continue\\n' | wellflow play onboarding
       """)
@@ -313,19 +366,27 @@ struct Play: AsyncParsableCommand {
   @Argument(help: "The flow to play (see `wellflow flows`).")
   var flow: String
 
-  @Option(help: "The variant to play; the flow's default when omitted.")
+  @Option(help: "The variant to play; the flow's default (or the experiment's choice) when omitted.")
   var variant: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Experiments and declared variants from this file: its variants can be played.", valueName: "FILE"))
+  var experiments: String?
 
   @MainActor
   func run() async throws {
-    // At a terminal a prompt shows; from a pipe each command is echoed instead.
-    var prompt: (@Sendable (String) -> Void)?
-    if isatty(STDIN_FILENO) == 1 {
-      prompt = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
+    // At a terminal the line editor shows the prompt and keeps a history (arrow keys);
+    // from a pipe each command is echoed instead.
+    let configuration = PlayConfiguration(flow: flow, variant: variant, experimentsPath: experiments)
+    let code: Int32
+    if TerminalLineReader.isTerminal {
+      let reader = TerminalLineReader()
+      code = await PlayCommand.execute(
+        configuration, readLine: { reader.readLine(prompt: "> ") }, prompt: { _ in })
+    } else {
+      code = await PlayCommand.execute(configuration, readLine: { Swift.readLine(strippingNewline: true) })
     }
-    let code = await PlayCommand.execute(
-      PlayConfiguration(flow: flow, variant: variant), readLine: { Swift.readLine(strippingNewline: true) },
-      prompt: prompt)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -358,6 +419,9 @@ struct Graph: AsyncParsableCommand {
   @Option(help: "The variant to draw; the flow's default when omitted.")
   var variant: String?
 
+  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
+  var experiments: String?
+
   @Option(help: "Output format: mermaid or dot.")
   var format: GraphConfiguration.Format = .mermaid
 
@@ -383,7 +447,8 @@ struct Graph: AsyncParsableCommand {
     configuration.format = format
     configuration.depth = depth
     configuration.maxStates = maxStates
-    let code = await GraphCommand.execute(configuration)
+    let registry = try loadRegistry(experiments)
+    let code = await GraphCommand.execute(configuration, registry: registry)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -434,6 +499,9 @@ struct Explore: AsyncParsableCommand {
   @Option(help: "The variant to explore; the flow's default when omitted.")
   var variant: String?
 
+  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
+  var experiments: String?
+
   @Option(help: "How many actions deep to explore.")
   var depth = FlowExplorer.defaultDepth
 
@@ -467,9 +535,58 @@ struct Explore: AsyncParsableCommand {
     configuration.format = format
     configuration.maxSequences = maxSequences
     configuration.maxStates = maxStates
-    let code = await ExploreCommand.execute(configuration)
+    let registry = try loadRegistry(experiments)
+    let code = await ExploreCommand.execute(configuration, registry: registry)
     if code != 0 { throw ExitCode(code) }
   }
 }
 
 extension ExploreConfiguration.Format: ExpressibleByArgument {}
+
+struct Preview: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Preview the flows in a browser: a local page that renders and drives any flow and variant.",
+    discussion: """
+      Serves a page on 127.0.0.1 (never another address) that shows the app's current
+      screen as a phone, with its labels, captions, progress and alert. Pick a flow and a
+      variant and press Start (or Launch to apply the launch rules), then click the
+      screen to act: buttons tap, options select, text fields enter when they lose
+      focus, sliders set. Panels move the clock (to the next timer or by an amount such
+      as 90m or 1d), relaunch the app, show every query's value and the events so far.
+      "Copy as script" gives the steps taken as a script that `wellflow run` passes.
+      The page loads nothing from the internet; the app pushes each change to it.
+
+      Examples:
+        wellflow preview                   then open http://127.0.0.1:8300
+        wellflow preview --port 0 --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+      """)
+
+  @Option(help: "The port to listen on (0 picks a free one).")
+  var port: Int = 8300
+
+  @Option(
+    help: ArgumentHelp(
+      "Experiments and declared variants from this file (their variants can be started too).",
+      valueName: "FILE"))
+  var experiments: String?
+
+  func validate() throws {
+    guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0…65535, got \(port)") }
+  }
+
+  @MainActor
+  func run() async throws {
+    let session: PreviewSession
+    do {
+      session = try PreviewSession.make(experimentsPath: experiments)
+    } catch {
+      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    let server = PreviewServer(session: session, port: port)
+    try await server.runUntilSignalled { url in
+      FileHandle.standardOutput.write(
+        Data("previewing the flows on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
+    }
+  }
+}

@@ -11,6 +11,8 @@ public struct ReportConfiguration: Sendable {
   public var format: Format = .text
   /// Optional: the experiment file, for the variations' order (the first is the control).
   public var experimentsPath: String?
+  /// `--html FILE`: the funnels and intervals drawn as SVG in one page.
+  public var htmlPath: String?
 
   public init(eventsPath: String, experiment: String) {
     self.eventsPath = eventsPath
@@ -139,6 +141,13 @@ public enum ReportCommand {
         experiment: configuration.experiment, events: events, flow: flow, variationOrder: order)
     } catch {
       return fail("\(error)")
+    }
+    if let htmlPath = configuration.htmlPath {
+      do {
+        try Data(ReportHTML(report).html.utf8).write(to: URL(fileURLWithPath: htmlPath))
+      } catch {
+        return fail("cannot write the HTML report to '\(htmlPath)': \(error.localizedDescription)")
+      }
     }
     switch configuration.format {
     case .text:

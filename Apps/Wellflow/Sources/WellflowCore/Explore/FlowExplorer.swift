@@ -142,6 +142,9 @@ public final class FlowExplorer {
   static let startDate = Date(timeIntervalSince1970: 1_767_603_600)
 
   public let options: Options
+  /// Told of every screen state the exploration reaches (`wellflow flows` reads the
+  /// elements' kinds, options and ranges off them).
+  var onScreen: ((Screen) -> Void)?
   private let registry: FlowRegistry
   private let progress: (String) -> Void
   private let slot = ProbeSlot()
@@ -533,7 +536,10 @@ public final class FlowExplorer {
       report(
         .leftWithoutEnding, key: "", "\(flow) is no longer presented but never reported an ending", steps)
     }
-    if let screen = state.screen { check(screen, steps) }
+    if let screen = state.screen {
+      check(screen, steps)
+      onScreen?(screen)
+    }
   }
 
   /// Ids must be unique on a screen and declared by the flow, since scripts are

@@ -1,20 +1,27 @@
+import Experiments
 import FlowKit
 import Foundation
 
 public struct PlayConfiguration: Sendable {
   public var flow: String
   public var variant: String?
+  /// `--experiments FILE`: its declared variants can be played; its experiments choose
+  /// the variant when none is given.
+  public var experimentsPath: String?
 
-  public init(flow: String, variant: String? = nil) {
+  public init(flow: String, variant: String? = nil, experimentsPath: String? = nil) {
     self.flow = flow
     self.variant = variant
+    self.experimentsPath = experimentsPath
   }
 }
 
-/// `wellflow play`: one flow by hand, in a fresh in-memory app. It prints the screen,
-/// reads one command a line (`tap continue`, `select labels calm,proud`, …), prints the
-/// error of a refused action and goes on, and stops when the flow ends, on `quit` or
-/// at the end of the input. Exit 0, or 2 when the flow or variant is unknown.
+/// `wellflow play`: one flow by hand, in a fresh in-memory app. It draws the screen with
+/// its labels, captions and alert, reads one command a line (`tap continue`, `select
+/// labels calm,proud`, …), prints the error of a refused action and goes on, follows into
+/// the flows presented after it (a check-in's journal), and stops when no flow is left,
+/// on `quit` or at the end of the input. Exit 0, or 2 when the flow, variant or
+/// experiment file is unknown or wrong.
 @MainActor
 public enum PlayCommand {
   /// `readLine` gives the next line, nil at the end of the input. `prompt`, when
@@ -27,11 +34,26 @@ public enum PlayCommand {
     let session: AppSession
     let host: FlowHost
     do {
+      let chosen: FlowRegistry
+      var experiments: [FlowExperiment] = []
+      if let registry, configuration.experimentsPath == nil {
+        chosen = registry
+      } else {
+        switch AppRegistry.load(experimentsPath: configuration.experimentsPath) {
+        case .success(let (loaded, fileExperiments)):
+          chosen = loaded
+          experiments = fileExperiments
+        case .failure(let error):
+          for line in error.lines { console.err(line) }
+          return 2
+        }
+      }
       session = AppSession(
-        registry: try registry ?? WellflowApp.makeRegistry(),
+        registry: chosen,
         dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
-        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory)
+        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory,
+        experiments: experiments.isEmpty ? nil : ExperimentAssigner(experiments: experiments))
       host = try session.open()
       try host.present(FlowRequest(flow: configuration.flow, variant: configuration.variant))
     } catch {
@@ -40,18 +62,19 @@ public enum PlayCommand {
     }
     defer { session.close() }
     await host.settle()
-    guard let presented = host.top else {
+    guard var current = host.top else {
       console.out(ending(of: configuration.flow, host: host))
       return 0
     }
-    console.out("playing \(presented.flow) (variant \(presented.variant)); type `help` for the commands")
+    var drawing = PlayScreen()
+    console.out("playing \(current.flow) (variant \(current.variant)); type `help` for the commands")
     report(host.takeProblems(), console)
-    if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
+    if let screen = host.screen { console.out(drawing.describe(screen)) }
 
     while true {
       prompt?("> ")
       guard let line = readLine() else {
-        console.out("input ended; \(presented.flow) is still on \(host.screenID ?? "no screen")")
+        console.out("input ended; \(current.flow) is still on \(host.screenID ?? "no screen")")
         return 0
       }
       let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -63,9 +86,9 @@ public enum PlayCommand {
       case .success(.help):
         console.out(PlayInput.commands)
       case .success(.screen):
-        if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
+        if let screen = host.screen { console.out(drawing.describe(screen, full: true)) }
       case .success(.quit):
-        console.out("left \(presented.flow) on \(host.screenID ?? "no screen")")
+        console.out("left \(current.flow) on \(host.screenID ?? "no screen")")
         return 0
       case .success(.action(let action)):
         do {
@@ -76,11 +99,20 @@ public enum PlayCommand {
         }
         await host.settle()
         report(host.takeProblems(), console)
-        guard host.top?.serial == presented.serial else {
-          console.out(ending(of: presented.flow, host: host))
+        guard let top = host.top else {
+          console.out(ending(of: current.flow, host: host))
           return 0
         }
-        if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
+        if top.serial != current.serial {
+          // A follow-up flow (or one shown on top): play goes on in it.
+          let stillShown = host.stack.contains { $0.serial == current.serial }
+          console.out(
+            stillShown
+              ? "\(top.flow) (variant \(top.variant)) is presented on top of \(current.flow)"
+              : "\(ending(of: current.flow, host: host)) (variant \(top.variant)); playing on")
+          current = top
+        }
+        if let screen = host.screen { console.out(drawing.describe(screen)) }
       }
     }
   }

@@ -17,6 +17,15 @@ public struct StepResult: Sendable, Codable, Equatable {
   public var message: String?
   /// Nesting under `run`, `repeat` and `if`.
   public var depth: Int
+  /// Wall time the step took (for `run`, `repeat` and `if`: until their own steps began).
+  public var durationSeconds: Double
+  /// The screen after the step, kept when the runner is asked to (HTML reports); not
+  /// part of the JSON document.
+  public var screenAfter: Screen? = nil
+
+  enum CodingKeys: String, CodingKey {
+    case position, summary, label, status, screen, message, depth, durationSeconds
+  }
 }
 
 /// How one script run went.
@@ -53,12 +62,15 @@ public final class ScriptRunner {
     /// From `--experiments FILE`: they choose the variant of a flow started without one.
     public var experiments: [FlowExperiment]
     public var backend: BackendChoice
+    /// Keep the screen after each step in its result (for an HTML report).
+    public var capturesScreens: Bool
 
     public init(
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
       storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = [],
-      backend: BackendChoice = .embedded
+      backend: BackendChoice = .embedded, capturesScreens: Bool = false
     ) {
+      self.capturesScreens = capturesScreens
       self.dataDirectory = dataDirectory
       self.analytics = analytics
       self.storage = storage
@@ -137,21 +149,23 @@ public final class ScriptRunner {
 
   private func execute(_ list: [Step], depth: Int) async throws(StepFailure) {
     for step in list {
+      let started = ContinuousClock.now
       do {
         try await execute(step, depth: depth)
       } catch {
         guard step.isOptional else {
-          record(step, .failed, depth: depth, message: error.message)
+          record(step, .failed, depth: depth, started: started, message: error.message)
           throw error
         }
         record(
-          step, .warning, depth: depth,
+          step, .warning, depth: depth, started: started,
           message: "\(error.position): \(error.message) (optional step, going on)")
       }
     }
   }
 
   private func execute(_ step: Step, depth: Int) async throws(StepFailure) {
+    let started = ContinuousClock.now
     func fail(_ message: String) -> StepFailure { StepFailure(position: step.position, message: message) }
     switch step.kind {
     case .launch:
@@ -212,14 +226,14 @@ public final class ScriptRunner {
         throw fail("sync failed: \(error)")
       }
       await host?.settle()
-      record(step, .passed, depth: depth, message: Self.describe(result))
+      record(step, .passed, depth: depth, started: started, message: Self.describe(result))
       return
     case .run(_, let subSteps):
-      record(step, .passed, depth: depth)
+      record(step, .passed, depth: depth, started: started)
       try await execute(subSteps, depth: depth + 1)
       return
     case .repeat(let times, let body):
-      record(step, .passed, depth: depth)
+      record(step, .passed, depth: depth, started: started)
       for _ in 0..<times { try await execute(body, depth: depth + 1) }
       return
     case .if(let conditions, let thenSteps, let elseSteps):
@@ -229,7 +243,7 @@ public final class ScriptRunner {
         break
       }
       record(
-        step, .passed, depth: depth,
+        step, .passed, depth: depth, started: started,
         message: holds ? "then" : (elseSteps.isEmpty ? "condition false, skipped" : "else"))
       try await execute(holds ? thenSteps : elseSteps, depth: depth + 1)
       return
@@ -239,7 +253,7 @@ public final class ScriptRunner {
       let problems = host.takeProblems()
       if !problems.isEmpty { throw fail(problems.map(\.description).joined(separator: "; ")) }
     }
-    record(step, .passed, depth: depth)
+    record(step, .passed, depth: depth, started: started)
   }
 
   private func openHost(_ step: Step) throws(StepFailure) -> FlowHost {
@@ -250,11 +264,17 @@ public final class ScriptRunner {
     }
   }
 
-  private func record(_ step: Step, _ status: StepResult.Status, depth: Int, message: String? = nil) {
+  private func record(
+    _ step: Step, _ status: StepResult.Status, depth: Int, started: ContinuousClock.Instant,
+    message: String? = nil
+  ) {
+    let elapsed = ContinuousClock.now - started
     steps.append(
       StepResult(
         position: step.position, summary: step.summary, label: step.label, status: status,
-        screen: host?.screenID ?? "none", message: message, depth: depth))
+        screen: host?.screenID ?? "none", message: message, depth: depth,
+        durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+        screenAfter: options.capturesScreens ? host?.screen : nil))
   }
 
   /// nil when the condition holds, else what was there instead.

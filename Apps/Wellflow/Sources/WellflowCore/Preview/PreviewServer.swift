@@ -1,0 +1,164 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// `wellflow preview`'s web server (Hummingbird), on 127.0.0.1 only:
+///
+/// - `GET /` the page (no file from elsewhere),
+/// - `GET /api/state` what the page shows, as JSON,
+/// - `GET /api/events` the same state pushed as Server-Sent Events on every change,
+/// - `POST /api/command` a `PreviewCommand` as JSON; answers the new state, or 400 with
+///   `{"error": "…"}`,
+/// - `GET /api/script` the steps taken as a script (YAML).
+public final class PreviewServer: Sendable {
+  public static let host = "127.0.0.1"
+  /// A command's body is a few hundred bytes; typed text is at most a field's limit.
+  static let maxBodyBytes = 64 * 1024
+
+  public let session: PreviewSession
+  private let port: Int
+  private let running = RunningServer()
+
+  public init(session: PreviewSession, port: Int) {
+    self.session = session
+    self.port = port
+  }
+
+  /// Serves in the background; the base URL once the port is bound.
+  public func start() async throws -> URL {
+    let (stream, continuation) = AsyncStream<Int>.makeStream()
+    let application = makeApplication { port in continuation.yield(port) }
+    let task = Task {
+      do {
+        try await application.run()
+      } catch {
+        continuation.finish()
+      }
+      continuation.finish()
+    }
+    var iterator = stream.makeAsyncIterator()
+    guard let bound = await iterator.next() else {
+      task.cancel()
+      throw PreviewError("the preview could not listen on \(Self.host):\(port)")
+    }
+    let url = URL(string: "http://\(Self.host):\(bound)")!
+    running.set(task)
+    return url
+  }
+
+  /// Stops serving; open event streams end.
+  public func stop() async {
+    await session.close()
+    guard let task = running.take() else { return }
+    task.cancel()
+    _ = await task.result
+  }
+
+  /// Serves in the foreground until SIGINT or SIGTERM.
+  public func runUntilSignalled(onStart: @escaping @Sendable (URL) -> Void) async throws {
+    let application = makeApplication { port in onStart(URL(string: "http://\(Self.host):\(port)")!) }
+    try await application.runService()
+  }
+
+  private func makeApplication(onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
+    var logger = Logger(label: "wellflow.preview")
+    logger.logLevel = .critical
+    let session = self.session
+    let responder = CallbackResponder<BasicRequestContext> { request, _ in
+      var request = request
+      let path = request.uri.path
+      switch (request.method, path) {
+      case (.get, "/"), (.get, "/index.html"):
+        return Self.response(200, PreviewPage.html, type: "text/html; charset=utf-8")
+      case (.get, "/api/state"):
+        return Self.json(200, await session.state())
+      case (.get, "/api/script"):
+        return Self.response(200, await session.script(), type: "text/yaml; charset=utf-8")
+      case (.get, "/api/events"):
+        return Self.eventStream(session)
+      case (.post, "/api/command"):
+        let body: ByteBuffer
+        do {
+          body = try await request.collectBody(upTo: Self.maxBodyBytes)
+        } catch {
+          return Self.json(413, ["error": "a command is at most \(Self.maxBodyBytes) bytes"])
+        }
+        let command: PreviewCommand
+        do {
+          command = try JSONDecoder().decode(PreviewCommand.self, from: Data(body.readableBytesView))
+        } catch {
+          return Self.json(400, ["error": "the body is not a command: \(error)"])
+        }
+        do {
+          try await session.perform(command)
+        } catch {
+          return Self.json(400, ["error": "\(error)"])
+        }
+        return Self.json(200, await session.state())
+      default:
+        return Self.json(404, ["error": "no such page: \(request.method.rawValue) \(path)"])
+      }
+    }
+    return Application(
+      responder: responder,
+      configuration: ApplicationConfiguration(
+        address: .hostname(Self.host, port: port), serverName: "wellflow-preview"),
+      onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },
+      logger: logger)
+  }
+
+  /// The state as Server-Sent Events: one `data:` line of JSON for every change, the
+  /// current state first.
+  private static func eventStream(_ session: PreviewSession) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = "text/event-stream"
+    headers[.cacheControl] = "no-cache"
+    let body = ResponseBody { writer in
+      let updates = await session.updates()
+      for await _ in updates {
+        let state = await session.state()
+        let data = (try? encoder.encode(state)) ?? Data("{}".utf8)
+        var buffer = ByteBuffer(string: "data: ")
+        buffer.writeBytes(data)
+        buffer.writeString("\n\n")
+        try await writer.write(buffer)
+      }
+      try await writer.finish(nil)
+    }
+    return Response(status: .ok, headers: headers, body: body)
+  }
+
+  private static var encoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+
+  private static func json(_ status: Int, _ value: some Encodable) -> Response {
+    response(
+      status, String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self),
+      type: "application/json")
+  }
+
+  private static func response(_ status: Int, _ text: String, type: String) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = type
+    headers[.cacheControl] = "no-store"
+    return Response(
+      status: HTTPResponse.Status(code: status), headers: headers,
+      body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+}
+
+private final class RunningServer: @unchecked Sendable {
+  private let lock = NSLock()
+  private var task: Task<Void, Never>?
+
+  func set(_ task: Task<Void, Never>) { lock.withLock { self.task = task } }
+  func take() -> Task<Void, Never>? {
+    lock.withLock {
+      defer { task = nil }
+      return task
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import FlowHTML
+import FlowKit
+import Foundation
+
+/// `wellflow run --html FILE`: one self-contained page with the totals, then every
+/// failing script run (its `file:line:column` message and the screen it failed on),
+/// then the passing ones; each step with its status, position, duration and the
+/// screen after it. Typed text shows as its length.
+public enum RunHTMLReport {
+  /// Passing runs drawn with their screens; further ones list their steps only, so a
+  /// run of many users stays a page a browser opens.
+  public static let passingRunsWithScreens = 50
+
+  public static func html(_ results: [ScriptResult], seconds: Double) -> String {
+    let failed = results.filter { !$0.passed }
+    let passed = results.filter(\.passed)
+    var body = "<main class=\"wr\">"
+    body += "<header><h1>wellflow run</h1>"
+    body +=
+      "<p class=\"wr-totals\" data-failed=\"\(failed.count)\" data-passed=\"\(passed.count)\"><b>\(results.count)</b> script run\(results.count == 1 ? "" : "s"): "
+    body +=
+      "<span class=\"wr-pass\">\(passed.count) passed</span>, <span class=\"\(failed.isEmpty ? "wr-pass" : "wr-fail")\">\(failed.count) failed</span>"
+    body += " · \(milliseconds(seconds))</p></header>"
+    if !failed.isEmpty {
+      body += "<section id=\"failures\"><h2>Failures (\(failed.count))</h2>"
+      for (index, result) in failed.enumerated() {
+        body += run(result, id: "failure-\(index + 1)", showsScreens: true)
+      }
+      body += "</section>"
+    }
+    if !passed.isEmpty {
+      body += "<section id=\"passed\"><h2>Passed (\(passed.count))</h2>"
+      for (index, result) in passed.enumerated() {
+        body += run(result, id: "run-\(index + 1)", showsScreens: index < passingRunsWithScreens)
+      }
+      if passed.count > passingRunsWithScreens {
+        body +=
+          "<p class=\"wr-note\">Screens are drawn for the first \(passingRunsWithScreens) passing runs; the other \(passed.count - passingRunsWithScreens) list their steps only.</p>"
+      }
+      body += "</section>"
+    }
+    body += "</main>"
+    let title =
+      failed.isEmpty ? "wellflow run: \(passed.count) passed" : "wellflow run: \(failed.count) failed"
+    return ScreenHTML.document(title: title, body: body, extraStyle: style)
+  }
+
+  private static func run(_ result: ScriptResult, id: String, showsScreens: Bool) -> String {
+    let e = ScreenHTML.escape
+    let mark = result.passed ? "✓" : "✗"
+    var html =
+      "<details class=\"wr-run \(result.passed ? "wr-passed" : "wr-failed")\" id=\"\(id)\"\(result.passed ? "" : " open")>"
+    html +=
+      "<summary><span class=\"wr-mark\">\(mark)</span> <b>\(e(result.name))</b> <span class=\"wr-file\">\(e(result.file)) (\(e(result.user)))</span> <span class=\"wr-meta\">\(result.steps.count) steps · \(milliseconds(result.durationSeconds))</span></summary>"
+    if let failure = result.failure {
+      html += "<div class=\"wr-failure\"><pre class=\"wr-message\">\(e(failure.headline))</pre>"
+      let failingStep = result.steps.last { $0.status == .failed }
+      if showsScreens, let step = failingStep {
+        html += "<div class=\"wr-failure-screen\"><p>The screen when it failed:</p>"
+        html += ScreenHTML.phone(step.screenAfter, options: .report) + "</div>"
+      } else {
+        html += "<pre class=\"wr-screen-text\">\(e(failure.currentScreen))</pre>"
+      }
+      html += "</div>"
+    }
+    html += "<ol class=\"wr-steps\">"
+    for step in result.steps {
+      let status = step.status.rawValue
+      html += "<li class=\"wr-step wr-\(status)\" style=\"margin-left: \(min(step.depth, 20) * 18)px\">"
+      html += "<div class=\"wr-row\"><span class=\"wr-status\">\(status)</span>"
+      html += "<code class=\"wr-pos\">\(e(step.position.description))</code>"
+      html +=
+        "<span class=\"wr-summary\">\(step.label.map { "<i>\(e($0))</i>: " } ?? "")\(e(step.summary))</span>"
+      html += "<span class=\"wr-to\">→ \(e(step.screen))</span>"
+      html += "<span class=\"wr-duration\">\(milliseconds(step.durationSeconds))</span></div>"
+      if let message = step.message {
+        html += "<div class=\"wr-step-message\">\(e(message))</div>"
+      }
+      if showsScreens {
+        html +=
+          "<details class=\"wr-shot\"\(step.status == .failed ? " open" : "")><summary>screen after</summary><div class=\"wf-small\">\(ScreenHTML.phone(step.screenAfter, options: .report))</div></details>"
+      }
+      html += "</li>"
+    }
+    return html + "</ol></details>"
+  }
+
+  static func milliseconds(_ seconds: Double) -> String {
+    guard seconds.isFinite, seconds >= 0 else { return "–" }
+    return String(format: "%.1f ms", seconds * 1000)
+  }
+
+  static let style = """
+    .wr { max-width: 1100px; margin: 0 auto; padding: 16px 24px 48px; }
+    .wr h1 { margin-bottom: 4px; }
+    .wr-totals { font-size: 18px; }
+    .wr-pass { color: #15803d; font-weight: 600; }
+    .wr-fail { color: #b91c1c; font-weight: 600; }
+    .wr-run { background: #fff; border: 1px solid #dcdfe8; border-radius: 10px; margin: 10px 0; padding: 8px 14px; }
+    .wr-failed { border-left: 6px solid #b91c1c; }
+    .wr-passed { border-left: 6px solid #15803d; }
+    .wr-run > summary { cursor: pointer; font-size: 16px; padding: 4px 0; }
+    .wr-failed .wr-mark { color: #b91c1c; }
+    .wr-passed .wr-mark { color: #15803d; }
+    .wr-file, .wr-meta { color: #6b7080; font-size: 13px; }
+    .wr-failure { display: flex; flex-direction: column; gap: 8px; margin: 8px 0 12px; }
+    .wr-message { background: #fef2f2; color: #7f1d1d; border: 1px solid #fecaca; border-radius: 8px;
+      padding: 10px; white-space: pre-wrap; font-size: 14px; margin: 0; }
+    .wr-screen-text { background: #f6f7fb; padding: 8px; border-radius: 6px; font-size: 12px; }
+    .wr-steps { list-style: none; padding: 0; margin: 0; }
+    .wr-step { border-top: 1px solid #eef0f5; padding: 4px 0; }
+    .wr-row { display: flex; gap: 10px; align-items: baseline; font-size: 13px; flex-wrap: wrap; }
+    .wr-status { display: inline-block; width: 58px; font-weight: 600; text-transform: uppercase; font-size: 11px; }
+    .wr-passed .wr-status, .wr-step.wr-passed .wr-status { color: #15803d; }
+    .wr-step.wr-failed .wr-status { color: #b91c1c; }
+    .wr-step.wr-warning .wr-status { color: #b45309; }
+    .wr-step.wr-failed { background: #fef2f2; }
+    .wr-pos { color: #4b5060; }
+    .wr-summary { flex: 1; }
+    .wr-to { color: #6b7080; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+    .wr-duration { color: #6b7080; width: 70px; text-align: right; font-variant-numeric: tabular-nums; }
+    .wr-step-message { font-size: 12px; color: #7f1d1d; margin: 2px 0 2px 68px; }
+    .wr-shot > summary { font-size: 12px; color: #4f46e5; cursor: pointer; margin-left: 68px; }
+    .wr-shot .wf-small { margin: 6px 0 0 68px; }
+    .wr-note { color: #6b7080; }
+    """
+}

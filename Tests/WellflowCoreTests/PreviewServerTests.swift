@@ -1,0 +1,236 @@
+import FlowKit
+import Foundation
+import Testing
+import WellflowCore
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The preview's HTTP API, over real HTTP on a free loopback port.
+@MainActor
+@Suite("wellflow preview")
+struct PreviewServerTests {
+  let workspace = Workspace()
+
+  struct Answer {
+    var status: Int
+    var body: Data
+    var text: String { String(decoding: body, as: UTF8.self) }
+    func state() throws -> PreviewState { try JSONDecoder().decode(PreviewState.self, from: body) }
+  }
+
+  func request(_ url: URL, _ path: String, post command: PreviewCommand? = nil) async throws -> Answer {
+    var request = URLRequest(url: url.appendingPathComponent(path))
+    if let command {
+      request.httpMethod = "POST"
+      request.httpBody = try JSONEncoder().encode(command)
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+  }
+
+  func withServer(experiments: String? = nil, _ body: (URL) async throws -> Void) async throws {
+    let server = PreviewServer(session: try PreviewSession.make(experimentsPath: experiments), port: 0)
+    let url = try await server.start()
+    #expect(url.host == "127.0.0.1")
+    do {
+      try await body(url)
+    } catch {
+      await server.stop()
+      throw error
+    }
+    await server.stop()
+  }
+
+  func action(
+    _ action: String, _ id: String? = nil, options: [String]? = nil, text: String? = nil, value: Double? = nil
+  )
+    -> PreviewCommand
+  {
+    PreviewCommand(command: "action", action: action, id: id, options: options, text: text, value: value)
+  }
+
+  @Test func stepsTakenThroughTheAPIBecomeAScriptThatRunPasses() async throws {
+    try await withServer { url in
+      let page = try await request(url, "/")
+      #expect(page.status == 200)
+      #expect(page.text.contains("EventSource(\"/api/events\")"))
+      #expect(!page.text.contains("http://") && !page.text.contains("https://"))
+
+      var state = try await request(url, "/api/command", post: PreviewCommand(command: "launch")).state()
+      #expect(state.screen == "onboarding.welcome")
+      #expect(state.screenHTML.contains("aria-valuetext=\"Step 1 of 4\""))
+      for command in [
+        action("tap", "continue"), action("tap", "continue"),
+        action("select", "skill", options: ["beginner"]),
+        action("tap", "continue"), action("tap", "continue"),
+      ] {
+        state = try await request(url, "/api/command", post: command).state()
+      }
+      // Onboarding done, the launch rules present the daily check-in.
+      #expect(state.screen == "checkin.pet")
+      for command in [
+        action("tap", "begin"), action("set", "score", value: 8), action("tap", "continue"),
+        action("select", "emotion", options: ["happy"]), action("tap", "continue"),
+        action("enter", "response", text: "a walk"), action("tap", "continue"),
+      ] {
+        state = try await request(url, "/api/command", post: command).state()
+      }
+      #expect(state.screen == "checkin.attributing")
+      // Close raises the exit alert, drawn as a modal.
+      state = try await request(url, "/api/command", post: action("close")).state()
+      #expect(state.alert == "checkin.confirmExit")
+      #expect(state.screenHTML.contains("role=\"alertdialog\""))
+      state = try await request(url, "/api/command", post: action("tap", "stay")).state()
+      state = try await request(url, "/api/command", post: PreviewCommand(command: "advance", amount: "2h"))
+        .state()
+      #expect(state.clock == "2026-01-05 11:00:00 UTC")
+      #expect(state.queries.contains(.init(id: "onboarding.completed", value: "true")))
+      #expect(state.events.contains { $0.event == "flow_completed" && $0.detail.hasPrefix("onboarding") })
+
+      let refused = try await request(url, "/api/command", post: action("tap", "nothing"))
+      #expect(refused.status == 400)
+      #expect(refused.text.contains("tap failed"))
+
+      let script = try await request(url, "/api/script").text
+      #expect(script.contains("  - launch\n  - tap: continue\n"))
+      #expect(script.contains("  - select: {skill: beginner}\n"))
+      #expect(script.contains("  - enter: {response: \"a walk\"}\n"))
+      #expect(script.contains("  - advance: 7200s\n"))
+      #expect(script.hasSuffix("  - expect: {screen: checkin.attributing, alert: null}\n"))
+      let file = workspace.write("from-preview.yaml", script)
+      let outcome = await wellflowRun([file])
+      #expect(outcome.code == 0, "\(outcome.errText)")
+    }
+  }
+
+  @Test func fileDeclaredVariantsCanBeStartedAndTheirScriptRunsWithTheFile() async throws {
+    let experiments = workspace.write(
+      "variants.yaml",
+      """
+      experiments:
+        - key: checkin-mini
+          flow: checkin
+          variations: [full, mini]
+      variants: {checkin: {mini: {steps: [sensing, acting]}}}
+      """)
+    try await withServer(experiments: experiments) { url in
+      var state = try await request(url, "/api/state").state()
+      #expect(state.flows.first { $0.id == "checkin" }?.variants.contains("mini") == true)
+      state = try await request(
+        url, "/api/command", post: PreviewCommand(command: "start", flow: "checkin", variant: "mini")
+      ).state()
+      #expect(state.stack == ["checkin (mini)"])
+      #expect(state.screen == "checkin.sensing")
+      state = try await request(url, "/api/command", post: action("tap", "continue")).state()
+      #expect(state.screen == "checkin.acting")
+      let script = try await request(url, "/api/script").text
+      #expect(script.contains("--experiments \(experiments)"))
+      let file = workspace.write("mini.yaml", script)
+      let outcome = await wellflowRun([file]) { $0.experimentsPath = experiments }
+      #expect(outcome.code == 0, "\(outcome.errText)")
+    }
+  }
+
+  @Test func theEventStreamPushesTheStateOnEveryChange() async throws {
+    try await withServer { url in
+      let port = try #require(url.port)
+      let stream = try EventStreamClient(port: port)
+      defer { stream.close() }
+      let first = try await stream.nextData()
+      #expect(first.contains("\"revision\":"))
+      _ = try await request(
+        url, "/api/command", post: PreviewCommand(command: "start", flow: "onboarding", variant: "short"))
+      var pushed = ""
+      for _ in 0..<10 {
+        pushed = try await stream.nextData()
+        if pushed.contains("\"screen\":\"onboarding.welcome\"") { break }
+      }
+      #expect(pushed.contains("\"screen\":\"onboarding.welcome\""))
+      #expect(pushed.contains("aria-valuetext=\\\"Step 1 of 3\\\""))
+    }
+  }
+
+  @Test func badCommandsAreRefusedWithAMessage() async throws {
+    try await withServer { url in
+      let unknown = try await request(url, "/api/command", post: PreviewCommand(command: "dance"))
+      #expect(unknown.status == 400)
+      #expect(unknown.text.contains("unknown command 'dance'"))
+      let noTimer = try await request(
+        url, "/api/command", post: PreviewCommand(command: "advance", toNextTimer: true))
+      #expect(noTimer.text.contains("no timer is pending"))
+      let badAmount = try await request(
+        url, "/api/command", post: PreviewCommand(command: "advance", amount: "-1d"))
+      #expect(badAmount.text.contains("advance takes an amount and a unit"))
+      let noFlow = try await request(url, "/api/command", post: action("tap", "continue"))
+      #expect(noFlow.text.contains("no flow is presented"))
+      let missing = try await request(url, "/nowhere")
+      #expect(missing.status == 404)
+    }
+  }
+}
+
+/// A bare HTTP client for `GET /api/events`: reads Server-Sent Events off a socket.
+final class EventStreamClient: @unchecked Sendable {
+  private let socketFD: Int32
+  private var buffer = ""
+
+  init(port: Int) throws {
+    #if canImport(Glibc)
+      socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+      socketFD = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw PreviewError("cannot connect to the preview") }
+    var timeout = timeval(tv_sec: 20, tv_usec: 0)
+    setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let request = "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+    _ = request.withCString { send(socketFD, $0, strlen($0), 0) }
+  }
+
+  /// The next `data:` payload.
+  func nextData() async throws -> String {
+    try await Task.detached { [self] in try self.readData() }.value
+  }
+
+  private func readData() throws -> String {
+    while true {
+      if let start = buffer.range(of: "data: "),
+        let end = buffer.range(of: "\n\n", range: start.upperBound..<buffer.endIndex)
+      {
+        let payload = String(buffer[start.upperBound..<end.lowerBound])
+        buffer.removeSubrange(buffer.startIndex..<end.upperBound)
+        return payload
+      }
+      var bytes = [UInt8](repeating: 0, count: 65_536)
+      let count = recv(socketFD, &bytes, bytes.count, 0)
+      guard count > 0 else { throw PreviewError("the event stream ended") }
+      buffer += String(decoding: bytes[0..<count], as: UTF8.self)
+    }
+  }
+
+  func close() {
+    shutdown(socketFD, Int32(SHUT_RDWR))
+    #if canImport(Glibc)
+      Glibc.close(socketFD)
+    #else
+      Darwin.close(socketFD)
+    #endif
+  }
+}

@@ -1,0 +1,65 @@
+import FlowHTML
+import FlowKit
+import Foundation
+import Testing
+import WellflowCore
+
+@MainActor
+@Suite("wellflow report --html")
+struct ReportHTMLTests {
+  let workspace = Workspace()
+
+  private func event(_ user: String, _ name: String, _ extra: String = "") -> String {
+    #"{"ts":"2026-01-05T09:00:00Z","user":"\#(user)","event":"\#(name)","flow":"checkin"\#(extra)}"#
+  }
+
+  private func exposure(_ user: String, _ variation: String, _ id: Int) -> String {
+    event(
+      user, "experiment_viewed",
+      #","variant":"\#(variation)","experiment":"checkin-length","variation":"\#(variation)","variation_id":\#(id)"#
+    )
+  }
+
+  @Test func eachVariationHasAFunnelAndTheCompletionIntervalsAreDrawn() throws {
+    // full: 2 exposed, 2 started, 1 completed; quick: 2 exposed, 1 started, 1 completed.
+    let lines = [
+      exposure("a", "full", 0), event("a", "flow_started"), event("a", "flow_completed"),
+      exposure("b", "full", 0), event("b", "flow_started"),
+      event("b", "flow_cancelled", #","reason":"user""#),
+      exposure("c", "quick", 1), event("c", "flow_started"), event("c", "flow_completed"),
+      exposure("d", "quick", 1),
+    ]
+    let events = workspace.write("e.ndjson", lines.joined(separator: "\n") + "\n")
+    let html = workspace.path("report.html")
+    var configuration = ReportConfiguration(eventsPath: events, experiment: "checkin-length")
+    configuration.htmlPath = html
+    let code = ReportCommand.execute(configuration, console: Console(out: { _ in }, err: { _ in }))
+    #expect(code == 0)
+    let page = try String(contentsOfFile: html, encoding: .utf8)
+    #expect(page.contains("<h1>Experiment checkin-length</h1>"))
+    #expect(page.contains("<div class=\"rp-funnel\" data-variation=\"full\">"))
+    #expect(page.contains("<div class=\"rp-funnel\" data-variation=\"quick\">"))
+    #expect(page.contains("aria-label=\"full funnel\""))
+    // completed of full: 1 of 2 exposed.
+    #expect(page.contains(">1 (50.0%)</text>"))
+    #expect(page.contains("aria-label=\"completion rate with 95% interval\""))
+    #expect(page.components(separatedBy: "class=\"wf-whisker\"").count == 3)
+    #expect(page.contains("<td>full</td><td>2</td><td>2</td><td>1</td><td>1</td><td>0</td>"))
+    #expect(page.contains("<td>50.0%</td>"))
+    #expect(!page.contains("http://") && !page.contains("https://"))
+  }
+
+  @Test func thePlainModelShowsAPValueWhenGiven() {
+    let model = ReportHTML(
+      experiment: "x", flow: "checkin",
+      rows: [
+        .init(variation: "a", funnel: [.init(label: "exposed", value: 10)], rate: 0.5, interval: 0.2...0.8),
+        .init(
+          variation: "b", funnel: [.init(label: "exposed", value: 10)], rate: 0.7, interval: 0.4...0.9,
+          pValue: 0.0123),
+      ], notes: ["sample ratio mismatch"])
+    let page = model.html
+    #expect(page.contains("<td>0.0123</td>"))
+    #expect(page.contains("<p class=\"rp-note\">sample ratio mismatch</p>"))
+  }
+}
