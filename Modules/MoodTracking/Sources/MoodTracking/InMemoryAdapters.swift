@@ -97,6 +97,9 @@ public final class InMemoryMoodRepository: MoodRepository {
     var saves = 0
     /// Entries whose health sample is owed, by when the note was made.
     var awaitingHealthSample: [UUID: Int] = [:]
+    /// Entries the user deleted: their ids and backend ids, by user.
+    var deleted: [String: Set<UUID>] = [:]
+    var deletedBackendIDs: [String: Set<String>] = [:]
   }
 
   private let state = Locked(State())
@@ -180,6 +183,8 @@ public final class InMemoryMoodRepository: MoodRepository {
         || state.entries.values.contains {
           $0.userID == entry.userID && $0.backendID != nil && $0.backendID == entry.backendID
         }
+        || state.deleted[entry.userID, default: []].contains(entry.id)
+        || entry.backendID.map { state.deletedBackendIDs[entry.userID, default: []].contains($0) } == true
       guard !known else { return false }
       state.saves += 1
       state.entries[entry.id] = entry
@@ -189,6 +194,31 @@ public final class InMemoryMoodRepository: MoodRepository {
   }
 
   public func latest(userID: String) -> MoodEntry? { userEntries(userID).last }
+
+  public func delete(_ entry: MoodEntry, outbox row: OutboxRow) throws -> Bool {
+    if let error = failNextSave.withLock({ error in
+      defer { error = nil }
+      return error
+    }) {
+      throw error
+    }
+    return state.withLock { state in
+      guard let current = state.entries[entry.id], current.userID == entry.userID else { return false }
+      outbox.withRows { InMemoryOutbox.enqueue(row, into: &$0) }
+      state.entries[entry.id] = nil
+      state.saveOrder[entry.id] = nil
+      state.awaitingHealthSample[entry.id] = nil
+      state.deleted[entry.userID, default: []].insert(entry.id)
+      if let backendID = current.backendID ?? entry.backendID {
+        state.deletedBackendIDs[entry.userID, default: []].insert(backendID)
+      }
+      return true
+    }
+  }
+
+  public func wasDeleted(id: UUID, userID: String) -> Bool {
+    state.current.deleted[userID, default: []].contains(id)
+  }
 
   /// The user's entries ascending by date, then save order.
   private func userEntries(_ userID: String) -> [MoodEntry] {
@@ -218,4 +248,8 @@ public final class InMemoryStateOfMindStore: StateOfMindStore {
   public func sample(id: UUID, userID: String) -> StateOfMindSample? { samples.current[userID]?[id] }
 
   public func count(userID: String) -> Int { samples.current[userID]?.count ?? 0 }
+
+  public func delete(id: UUID, userID: String) {
+    samples.withLock { $0[userID]?[id] = nil }
+  }
 }
