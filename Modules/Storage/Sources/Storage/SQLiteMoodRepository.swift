@@ -160,10 +160,50 @@ public final class SQLiteMoodRepository: MoodRepository {
           sql: """
             SELECT EXISTS (SELECT 1 FROM mood_entries
               WHERE id = ? OR (user_id = ? AND backend_id IS NOT NULL AND backend_id = ?))
-            """), arguments: [entry.id.uuidString, entry.userID, entry.backendID])!
+            OR EXISTS (SELECT 1 FROM mood_entry_deletions
+              WHERE user_id = ? AND (entry_id = ? OR (backend_id IS NOT NULL AND backend_id = ?)))
+            """),
+        arguments: [
+          entry.id.uuidString, entry.userID, entry.backendID, entry.userID, entry.id.uuidString,
+          entry.backendID,
+        ])!
       guard !known else { return false }
       try MoodRows.upsert(entry, in: db)
       return true
+    }
+  }
+
+  public func delete(_ entry: MoodEntry, outbox row: OutboxRow) async throws -> Bool {
+    try await writer.write { db in
+      // Labels, associations and a health-sample note go with the entry (ON DELETE
+      // CASCADE); the per-day table follows by trigger.
+      guard
+        let deleted = try Row.fetchOne(
+          db.cachedStatement(
+            sql: "DELETE FROM mood_entries WHERE id = ? AND user_id = ? RETURNING backend_id"),
+          arguments: [entry.id.uuidString, entry.userID])
+      else { return false }
+      try db.cachedStatement(
+        sql: """
+          INSERT INTO mood_entry_deletions (user_id, entry_id, backend_id, deleted_at) VALUES (?, ?, ?, ?)
+          ON CONFLICT (user_id, entry_id) DO UPDATE SET backend_id = excluded.backend_id,
+            deleted_at = excluded.deleted_at
+          """
+      ).execute(arguments: [
+        entry.userID, entry.id.uuidString, (deleted[0] as String?) ?? entry.backendID,
+        row.createdAt.timeIntervalSince1970,
+      ])
+      try OutboxRows.enqueue(row, in: db)
+      return true
+    }
+  }
+
+  public func wasDeleted(id: UUID, userID: String) async throws -> Bool {
+    try await writer.read { db in
+      try Bool.fetchOne(
+        db.cachedStatement(
+          sql: "SELECT EXISTS (SELECT 1 FROM mood_entry_deletions WHERE user_id = ? AND entry_id = ?)"),
+        arguments: [userID, id.uuidString])!
     }
   }
 

@@ -68,6 +68,13 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
     }
   }
 
+  public func delete(id: UUID, userID: String) async throws {
+    try await writer.write { db in
+      try db.cachedStatement(sql: "DELETE FROM state_of_mind_samples WHERE user_id = ? AND id = ?")
+        .execute(arguments: [userID, id.uuidString])
+    }
+  }
+
   public func count(userID: String) async throws -> Int {
     try await writer.read { db in
       try Int.fetchOne(
