@@ -138,7 +138,7 @@ struct MoodEntriesFlowTests {
     try host.send(.back)
     await host.settle()
     #expect(host.screenID == "mood.entries")
-    #expect(try await repository.entry(id: saved.id, userID: "alice") == saved)
+    #expect(repository.entry(id: saved.id, userID: "alice") == saved)
   }
 
   @Test func savingAnEditKeepsDateAndKindRecomputesValenceAndMirrorsIt() async throws {
@@ -157,7 +157,7 @@ struct MoodEntriesFlowTests {
     #expect(host.screenID == "mood.entries")
     #expect(host.screen?.element("entry")?.value == .text("2026-03-01T08:00"))
     #expect(options("entry").first?.label == "2026-03-01 08:00 · 3/10 · Frustrated")
-    let edited = try #require(try await repository.entry(id: saved.id, userID: "alice"))
+    let edited = try #require(repository.entry(id: saved.id, userID: "alice"))
     #expect(edited.score == 3)
     #expect(abs(edited.valence - (2.0 / 4.5 - 1)) < 1e-9)
     #expect(edited.labels == [.frustrated, .proud])
@@ -193,8 +193,8 @@ struct MoodEntriesFlowTests {
     let saved = try backendEntry(6, at: "2026-03-02T08:00", backendID: "b-1")
     let result = try await host.environment.moodEntries.update(
       saved.id, with: MoodEntryEdit(score: 8, labels: [.happy], associations: [], notes: nil))
-    #expect(result == .updated(try #require(try await repository.entry(id: saved.id, userID: "alice"))))
-    let edited = try #require(try await repository.entry(id: saved.id, userID: "alice"))
+    #expect(result == .updated(try #require(repository.entry(id: saved.id, userID: "alice"))))
+    let edited = try #require(repository.entry(id: saved.id, userID: "alice"))
     let pending = outbox.pending(userID: "alice", dueAt: nil, limit: 10)
     #expect(pending.map(\.operation) == [.update])
     #expect(pending.first?.backendID == "b-1")
@@ -252,7 +252,7 @@ struct MoodEntriesFlowTests {
     #expect(options("entry").map(\.id) == ["2026-03-01T08:00"])
     #expect(try await host.query("mood.count") == .number(1))
     #expect(try await host.query("mood.latest.score") == .number(4))
-    #expect(try await host.query("mood.streak") == .number(0), "today's entry is gone; yesterday's alone")
+    #expect(try await host.query("mood.streak") == .number(1), "today's entry is gone; yesterday's counts")
     #expect(try await host.query("health.count") == .number(1))
     #expect(try await host.query("outbox.pending") == .number(1), "the unsent create is simply dropped")
     #expect(!outbox.all.contains { $0.entityID == saved.id.uuidString })
@@ -285,7 +285,7 @@ struct MoodEntriesFlowTests {
     let summary = try await importer.importSamples(in: .week)
     #expect(summary == ImportStateOfMindUseCase.Summary(removed: 1))
     #expect(health.inner.count(userID: "alice") == 0)
-    #expect(try await repository.count(userID: "alice") == 0)
+    #expect(repository.count(userID: "alice") == 0)
   }
 
   @Test func editingOrDeletingAnEntryThatIsGoneSaysSo() async throws {
@@ -325,7 +325,7 @@ struct MoodEntriesFlowTests {
     try host.send(.enter("notes", "   "))
     try host.send(.tap("save"))
     await host.settle()
-    #expect(try await repository.entry(id: saved.id, userID: "alice")?.notes == nil)
+    #expect(repository.entry(id: saved.id, userID: "alice")?.notes == nil)
   }
 
   @Test func aFailedSaveShowsTheErrorAlertAndStaysOnTheEditScreen() async throws {

@@ -160,7 +160,7 @@ public enum ExportCommand {
     return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 
-  /// A JSON array, one object per entry, keys sorted; absent values are `null`.
+  /// A JSON array, one object per entry and line, keys sorted; absent values are `null`.
   static func json(_ records: [ExportRecord], timeZone: TimeZone) -> String {
     let objects: [[String: Any]] = records.map { record in
       switch record {
@@ -178,12 +178,15 @@ public enum ExportCommand {
         ]
       }
     }
-    // Strings, numbers, arrays and null only: serializing cannot fail.
-    let data =
-      (try? JSONSerialization.data(
-        withJSONObject: objects, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
-      ?? Data("[]".utf8)
-    return String(decoding: data, as: UTF8.self) + "\n"
+    // Strings, numbers, arrays and null only: serializing cannot fail. One object a
+    // line, so a large export stays readable and diffable.
+    let lines = objects.map { object in
+      String(
+        decoding: (try? JSONSerialization.data(
+          withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+          ?? Data("{}".utf8), as: UTF8.self)
+    }
+    return lines.isEmpty ? "[]\n" : "[\n" + lines.joined(separator: ",\n") + "\n]\n"
   }
 
   /// `YYYY-MM-DDTHH:MM:SS±HH:MM`, the local time in `timeZone` and its offset then.

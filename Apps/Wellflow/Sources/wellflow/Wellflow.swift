@@ -224,7 +224,7 @@ struct Export: AsyncParsableCommand {
 
       CSV follows RFC 4180: one header line, CRLF line ends, a field with a comma, a
       quote or a line break in quotes (quotes doubled); labels and associations are
-      separated by `;`. JSON is one array of objects, absent values null.
+      separated by `;`. JSON is one array, an object a line, absent values null.
 
       Exit 0 when exported (an empty range too), 2 when nothing could be read (a
       missing folder, a day that is not a day, --from after --to).

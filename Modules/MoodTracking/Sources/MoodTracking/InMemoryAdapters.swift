@@ -104,7 +104,7 @@ public final class InMemoryMoodRepository: MoodRepository {
 
   private let state = Locked(State())
   public let outbox: InMemoryOutbox
-  /// When set, the next save fails with it and writes nothing.
+  /// When set, the next save or delete fails with it and writes nothing.
   public let failNextSave = Locked<(any Error)?>(nil)
 
   public init(outbox: InMemoryOutbox = InMemoryOutbox()) {
