@@ -33,13 +33,15 @@ public struct MoodEntryListing: Sendable, Hashable, Identifiable {
     self.entry = entry
   }
 
-  /// The listing of `entries`, newest first. Within a minute, entries are numbered by
-  /// date, then by when they were created (and their time-ordered id), so an edit,
-  /// which keeps both, never renumbers them.
+  /// The listing of `entries` (ascending by date, then save order, as the repository
+  /// reads them), newest first. Within a minute, entries are numbered by date, then by
+  /// when they were created, then in the order given: an edit keeps date and creation
+  /// time, so it does not renumber them (only entries saved at the very same instant,
+  /// which a script's still clock can make, fall back to the save order).
   public static func newestFirst(_ entries: [MoodEntry], in calendar: Calendar) -> [MoodEntryListing] {
-    let ascending = entries.sorted {
-      ($0.date, $0.createdAt, $0.id.uuidString) < ($1.date, $1.createdAt, $1.id.uuidString)
-    }
+    let ascending = entries.enumerated().sorted {
+      ($0.element.date, $0.element.createdAt, $0.offset) < ($1.element.date, $1.element.createdAt, $1.offset)
+    }.map(\.element)
     var listings: [MoodEntryListing] = []
     listings.reserveCapacity(ascending.count)
     var seen: [String: Int] = [:]
