@@ -96,6 +96,22 @@ import Testing
     #expect(try await fixture.outbox.pendingCount(userID: "mallory") == 0)
   }
 
+  @Test func aSampleWhoseDeleteWasLostGoesWhenTheStoreOpens() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let entry = try await fixture.log(6).entry
+    let kept = try await fixture.log(3, at: "2026-01-04T09:00").entry
+    let dying = MoodEntriesUseCase(
+      repository: fixture.repository, clock: fixture.clock, healthStore: LostStateOfMindStore(),
+      currentUser: { "alice" })
+    try await dying.delete(entry.id)
+    #expect(try await fixture.healthStore.count(userID: "alice") == 2, "the sample outlived its entry")
+    let reopened = SQLiteStateOfMindStore(writer: fixture.db)
+    #expect(try await reopened.count(userID: "alice") == 1)
+    let left = try await reopened.samples(userID: "alice", in: DateInterval(start: kept.date, duration: 1))
+    #expect(left.map(\.id) == [kept.id])
+    #expect(try reopened.removeSamplesOfDeletedEntries() == 0, "nothing left to remove")
+  }
+
   @Test func theDeletionsTableIsAnAppendedMigration() throws {
     var migrator = DatabaseMigrator()
     MoodSchema.registerMigrations(in: &migrator)
