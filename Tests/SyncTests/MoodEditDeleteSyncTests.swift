@@ -183,4 +183,29 @@ import Testing
     #expect(try await world.outbox.pendingCount(userID: "alice") == 0)
     #expect(try await world.outbox.failedCount(userID: "alice") == 0)
   }
+
+  @Test func aCreateWhoseAnswerWasLostIsDeletedOnTheBackendAfterThePull() async throws {
+    let world = try await world()
+    defer { Task { await world.backend.stop() } }
+    let entry = try await world.save.save(SaveMoodRequest(score: 6)).entry
+    let row = try #require(try await world.outbox.pending(userID: "alice", dueAt: nil, limit: 1).first)
+    // The create reaches the backend but its answer is lost: the outbox never learns the id.
+    let created = try await world.backend.client("alice").createProgress(
+      body: Data(row.payload.utf8), idempotencyKey: OutboxProcessor.idempotencyKey(for: row))
+    try await world.entries.delete(entry.id)
+    #expect(try await world.outbox.pendingCount(userID: "alice") == 0, "no backend id known: the row went")
+    let pull = MoodPull(api: world.backend.client("alice"), repository: world.repository, clock: world.clock)
+    #expect(try await pull.run(userID: "alice").imported == 0)
+    let queued = try await world.outbox.pending(userID: "alice", dueAt: nil, limit: 10)
+    #expect(queued.map(\.operation) == [.delete])
+    #expect(queued.map(\.backendID) == [created.id])
+    #expect(queued.map(\.entityID) == [entry.id.uuidString])
+    _ = world.log.take()
+    #expect(try await world.sync().synced == 1)
+    #expect(world.log.take() == ["DELETE /api/v1/progress/\(created.id)"])
+    #expect(try await world.backendRows().isEmpty)
+    #expect(try await pull.run(userID: "alice").imported == 0)
+    #expect(try await world.outbox.pendingCount(userID: "alice") == 0)
+    #expect(try await world.repository.count(userID: "alice") == 0)
+  }
 }

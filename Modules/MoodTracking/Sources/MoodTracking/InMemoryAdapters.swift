@@ -99,7 +99,7 @@ public final class InMemoryMoodRepository: MoodRepository {
     var awaitingHealthSample: [UUID: Int] = [:]
     /// Entries the user deleted: their ids and backend ids, by user.
     var deleted: [String: Set<UUID>] = [:]
-    var deletedBackendIDs: [String: Set<String>] = [:]
+    var deletedBackendIDs: [String: [String: UUID]] = [:]
   }
 
   private let state = Locked(State())
@@ -183,9 +183,28 @@ public final class InMemoryMoodRepository: MoodRepository {
         || state.entries.values.contains {
           $0.userID == entry.userID && $0.backendID != nil && $0.backendID == entry.backendID
         }
-        || state.deleted[entry.userID, default: []].contains(entry.id)
-        || entry.backendID.map { state.deletedBackendIDs[entry.userID, default: []].contains($0) } == true
       guard !known else { return false }
+      let deleted =
+        state.deleted[entry.userID, default: []].contains(entry.id)
+        ? entry.id : entry.backendID.flatMap { state.deletedBackendIDs[entry.userID, default: [:]][$0] }
+      if let deleted {
+        // As the SQLite repository does: the backend still has an entry deleted here
+        // with nothing queued for it, so a DELETE with the pulled id is queued.
+        if let backendID = entry.backendID,
+          !outbox.all.contains(where: {
+            $0.userID == entry.userID && $0.entityID == deleted.uuidString && $0.status != .synced
+          })
+        {
+          var gone = entry
+          gone.id = deleted
+          outbox.withRows {
+            InMemoryOutbox.enqueue(
+              .mood(gone, operation: .delete, id: UUID(), now: entry.createdAt), into: &$0)
+          }
+          state.deletedBackendIDs[entry.userID, default: [:]][backendID] = deleted
+        }
+        return false
+      }
       state.saves += 1
       state.entries[entry.id] = entry
       state.saveOrder[entry.id] = state.saves
@@ -210,7 +229,7 @@ public final class InMemoryMoodRepository: MoodRepository {
       state.awaitingHealthSample[entry.id] = nil
       state.deleted[entry.userID, default: []].insert(entry.id)
       if let backendID = current.backendID ?? entry.backendID {
-        state.deletedBackendIDs[entry.userID, default: []].insert(backendID)
+        state.deletedBackendIDs[entry.userID, default: [:]][backendID] = entry.id
       }
       return true
     }
