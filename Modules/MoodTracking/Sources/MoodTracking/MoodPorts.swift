@@ -27,7 +27,9 @@ public protocol MoodRepository: Sendable {
   func latest(userID: String) async throws -> MoodEntry?
   /// Stores an entry the backend sent (source `backend`) without an outbox row, since
   /// the backend has it already, unless the user has an entry with its backend id or
-  /// its id, or deleted one. Returns whether it was stored.
+  /// its id, or deleted one. For a deleted one that nothing queued is sending a change
+  /// of (its create's answer was lost, so the delete knew no backend id), it queues a
+  /// `delete` with the backend's id. Returns whether it was stored.
   func importFromBackend(_ entry: MoodEntry) async throws -> Bool
   /// Removes the entry and enqueues its outbox row (a `delete`) in one transaction, and
   /// remembers the deletion, so neither a pull nor a health import brings it back.
