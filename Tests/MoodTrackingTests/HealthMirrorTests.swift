@@ -141,6 +141,11 @@ final class FlakyStateOfMindStore: StateOfMindStore {
   }
 
   func count(userID: String) async throws -> Int { inner.count(userID: userID) }
+
+  func delete(id: UUID, userID: String) async throws {
+    if failing.current { throw Down() }
+    inner.delete(id: id, userID: userID)
+  }
 }
 
 @Suite struct HealthMirrorRepairTests {

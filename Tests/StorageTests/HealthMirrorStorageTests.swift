@@ -12,6 +12,7 @@ struct LostStateOfMindStore: StateOfMindStore {
   func save(_ sample: StateOfMindSample, userID: String) async throws { throw Died() }
   func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample] { [] }
   func count(userID: String) async throws -> Int { 0 }
+  func delete(id: UUID, userID: String) async throws { throw Died() }
 }
 
 /// The health mirror survives a crash between the entry and its sample: the entry's

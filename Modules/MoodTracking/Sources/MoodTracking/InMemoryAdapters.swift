@@ -97,11 +97,14 @@ public final class InMemoryMoodRepository: MoodRepository {
     var saves = 0
     /// Entries whose health sample is owed, by when the note was made.
     var awaitingHealthSample: [UUID: Int] = [:]
+    /// Entries the user deleted: their ids and backend ids, by user.
+    var deleted: [String: Set<UUID>] = [:]
+    var deletedBackendIDs: [String: [String: UUID]] = [:]
   }
 
   private let state = Locked(State())
   public let outbox: InMemoryOutbox
-  /// When set, the next save fails with it and writes nothing.
+  /// When set, the next save or delete fails with it and writes nothing.
   public let failNextSave = Locked<(any Error)?>(nil)
 
   public init(outbox: InMemoryOutbox = InMemoryOutbox()) {
@@ -177,6 +180,27 @@ public final class InMemoryMoodRepository: MoodRepository {
           $0.userID == entry.userID && $0.backendID != nil && $0.backendID == entry.backendID
         }
       guard !known else { return false }
+      let deleted =
+        state.deleted[entry.userID, default: []].contains(entry.id)
+        ? entry.id : entry.backendID.flatMap { state.deletedBackendIDs[entry.userID, default: [:]][$0] }
+      if let deleted {
+        // As the SQLite repository does: the backend still has an entry deleted here
+        // with nothing queued for it, so a DELETE with the pulled id is queued.
+        if let backendID = entry.backendID,
+          !outbox.all.contains(where: {
+            $0.userID == entry.userID && $0.entityID == deleted.uuidString && $0.status != .synced
+          })
+        {
+          var gone = entry
+          gone.id = deleted
+          outbox.withRows {
+            InMemoryOutbox.enqueue(
+              .mood(gone, operation: .delete, id: UUID(), now: entry.createdAt), into: &$0)
+          }
+          state.deletedBackendIDs[entry.userID, default: [:]][backendID] = deleted
+        }
+        return false
+      }
       state.saves += 1
       state.entries[entry.id] = entry
       state.saveOrder[entry.id] = state.saves
@@ -185,6 +209,31 @@ public final class InMemoryMoodRepository: MoodRepository {
   }
 
   public func latest(userID: String) -> MoodEntry? { userEntries(userID).last }
+
+  public func delete(_ entry: MoodEntry, outbox row: OutboxRow) throws -> Bool {
+    if let error = failNextSave.withLock({ error in
+      defer { error = nil }
+      return error
+    }) {
+      throw error
+    }
+    return state.withLock { state in
+      guard let current = state.entries[entry.id], current.userID == entry.userID else { return false }
+      outbox.withRows { InMemoryOutbox.enqueue(row, into: &$0) }
+      state.entries[entry.id] = nil
+      state.saveOrder[entry.id] = nil
+      state.awaitingHealthSample[entry.id] = nil
+      state.deleted[entry.userID, default: []].insert(entry.id)
+      if let backendID = current.backendID ?? entry.backendID {
+        state.deletedBackendIDs[entry.userID, default: [:]][backendID] = entry.id
+      }
+      return true
+    }
+  }
+
+  public func wasDeleted(id: UUID, userID: String) -> Bool {
+    state.current.deleted[userID, default: []].contains(id)
+  }
 
   /// The user's entries ascending by date, then save order.
   private func userEntries(_ userID: String) -> [MoodEntry] {
@@ -214,4 +263,8 @@ public final class InMemoryStateOfMindStore: StateOfMindStore {
   public func sample(id: UUID, userID: String) -> StateOfMindSample? { samples.current[userID]?[id] }
 
   public func count(userID: String) -> Int { samples.current[userID]?.count ?? 0 }
+
+  public func delete(id: UUID, userID: String) {
+    samples.withLock { $0[userID]?[id] = nil }
+  }
 }

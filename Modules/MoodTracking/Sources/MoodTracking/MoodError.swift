@@ -9,6 +9,7 @@ public enum MoodError: Error, Sendable, Equatable, LocalizedError, CustomStringC
   case invalidDayCount(Int)
   case userNotAuthenticated
   case futureDate(MoodDay)
+  case entryNotFound(UUID)
   case storageFailed(String)
 
   public var message: String {
@@ -28,6 +29,8 @@ public enum MoodError: Error, Sendable, Equatable, LocalizedError, CustomStringC
       "no user is signed in; sign in to save or read moods"
     case .futureDate(let day):
       "\(day) is in the future; pick today or an earlier day"
+    case .entryNotFound:
+      "this mood entry no longer exists (it was deleted); pick another entry"
     case .storageFailed(let reason):
       "the mood could not be stored or read (\(reason)); try again"
     }

@@ -114,11 +114,14 @@ public struct ImportStateOfMindUseCase: Sendable {
     public var created: Int
     public var updated: Int
     public var unchanged: Int
+    /// Samples of entries the user deleted here, removed from the store instead.
+    public var removed: Int
 
-    public init(created: Int = 0, updated: Int = 0, unchanged: Int = 0) {
+    public init(created: Int = 0, updated: Int = 0, unchanged: Int = 0, removed: Int = 0) {
       self.created = created
       self.updated = updated
       self.unchanged = unchanged
+      self.removed = removed
     }
   }
 
@@ -144,6 +147,12 @@ public struct ImportStateOfMindUseCase: Sendable {
     let samples = try await storage { try await store.samples(userID: userID, in: interval) }
     var summary = Summary()
     for sample in samples {
+      // A deleted entry's sample outlived it (the store's delete failed): it goes now.
+      if try await save.wasDeleted(sample.id) {
+        try await storage { try await store.delete(id: sample.id, userID: userID) }
+        summary.removed += 1
+        continue
+      }
       switch try await save.save(sample: sample) {
       case .created: summary.created += 1
       case .updated: summary.updated += 1

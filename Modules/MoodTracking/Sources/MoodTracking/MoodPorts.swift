@@ -29,8 +29,16 @@ public protocol MoodRepository: Sendable {
   func latest(userID: String) async throws -> MoodEntry?
   /// Stores an entry the backend sent (source `backend`) without an outbox row, since
   /// the backend has it already, unless the user has an entry with its backend id or
-  /// its id. Returns whether it was stored.
+  /// its id, or deleted one. For a deleted one that nothing queued is sending a change
+  /// of (its create's answer was lost, so the delete knew no backend id), it queues a
+  /// `delete` with the backend's id. Returns whether it was stored.
   func importFromBackend(_ entry: MoodEntry) async throws -> Bool
+  /// Removes the entry and enqueues its outbox row (a `delete`) in one transaction, and
+  /// remembers the deletion, so neither a pull nor a health import brings it back.
+  /// Returns whether the user had the entry.
+  func delete(_ entry: MoodEntry, outbox row: OutboxRow) async throws -> Bool
+  /// Whether the user deleted the entry with this id.
+  func wasDeleted(id: UUID, userID: String) async throws -> Bool
 }
 
 extension MoodRepository {
@@ -86,4 +94,6 @@ public protocol StateOfMindStore: Sendable {
   /// Samples with `interval.start <= date < interval.end`, ascending by date.
   func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample]
   func count(userID: String) async throws -> Int
+  /// Removes the sample with this id, if there is one.
+  func delete(id: UUID, userID: String) async throws
 }

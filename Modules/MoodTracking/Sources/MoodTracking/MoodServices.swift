@@ -25,6 +25,14 @@ extension HostEnvironment {
       currentUser: { userID })
   }
 
+  /// Listing, editing and deleting the signed-in user's moods, mirrored to the health store.
+  public var moodEntries: MoodEntriesUseCase {
+    let userID = userID
+    return MoodEntriesUseCase(
+      repository: services[MoodRepositoryKey.self], clock: clock,
+      healthStore: services[StateOfMindStoreKey.self], currentUser: { userID })
+  }
+
   /// The signed-in user's mood history and statistics.
   public var moodHistory: MoodHistoryUseCase {
     let userID = userID

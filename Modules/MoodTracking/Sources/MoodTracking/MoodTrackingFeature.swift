@@ -1,6 +1,6 @@
 import FlowKit
 
-/// Registers `mood.log`, `mood.history` and the mood, health and outbox queries.
+/// Registers `mood.log`, `mood.history`, `mood.entries` and the mood, health and outbox queries.
 public enum MoodTrackingFeature: FlowFeature {
   public static var requiredServices: [any ServiceKey.Type] {
     [MoodRepositoryKey.self, StateOfMindStoreKey.self, OutboxKey.self]
@@ -33,6 +33,28 @@ public enum MoodTrackingFeature: FlowFeature {
         make: { context in
           MoodHistoryCoordinator(
             history: context.environment.moodHistory, clock: context.environment.clock, work: context.work)
+        }))
+
+    try registry.register(
+      FlowDefinition(
+        id: MoodEntriesCoordinator.flowID, summary: "List a range's moods, newest first; edit or delete one",
+        variants: ["standard"],
+        screens: [
+          ScreenDeclaration(
+            MoodEntriesCoordinator.listScreenID, elements: ["range", "entry", "edit", "delete", "close"],
+            alerts: [
+              AlertDeclaration(MoodEntriesCoordinator.confirmDeleteAlertID, buttons: ["delete", "cancel"]),
+              AlertDeclaration(MoodEntriesCoordinator.errorAlertID, buttons: ["ok"]),
+            ]),
+          ScreenDeclaration(
+            MoodEntriesCoordinator.editScreenID,
+            elements: ["score", "labels", "associations", "notes", "save"],
+            alerts: [AlertDeclaration(MoodEntriesCoordinator.errorAlertID, buttons: ["ok"])],
+            textFields: ["notes"]),
+        ],
+        make: { context in
+          MoodEntriesCoordinator(
+            entries: context.environment.moodEntries, clock: context.environment.clock, work: context.work)
         }))
 
     for query in queries { try registry.register(query) }

@@ -110,8 +110,16 @@ public struct SaveMoodUseCase: Sendable {
     return result
   }
 
+  /// Whether the signed-in user deleted the entry with this id (a health import skips
+  /// the samples of deleted entries rather than bring them back).
+  public func wasDeleted(_ id: UUID) async throws(MoodError) -> Bool {
+    guard let userID = currentUser() else { throw .userNotAuthenticated }
+    return try await storage { try await repository.wasDeleted(id: id, userID: userID) }
+  }
+
   /// Saves what the health store holds: a sample not seen before becomes an entry; for a
-  /// known sample (or another daily mood that day) the most recent change wins.
+  /// known sample (or another daily mood that day) the most recent change wins. Callers
+  /// skip the samples of deleted entries first (`wasDeleted`).
   public func save(sample: StateOfMindSample) async throws(MoodError) -> SaveMoodResult {
     guard let userID = currentUser() else { throw .userNotAuthenticated }
     let score = try MoodTranslation.score(forValence: sample.valence, labels: sample.labels)

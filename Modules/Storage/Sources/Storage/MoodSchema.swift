@@ -8,6 +8,7 @@ public enum MoodSchema {
   public static let progressEntriesMigration = "v1_progressEntries"
   public static let moodEntriesMigration = "v2_moodEntries"
   public static let healthSamplesOwedMigration = "v3_healthSamplesOwed"
+  public static let moodEntryDeletionsMigration = "v4_moodEntryDeletions"
 
   /// `legacyTimeZone` places legacy progress rows, which stored instants, on the user's
   /// calendar days; the device's zone is the best guess for data written on it.
@@ -55,6 +56,23 @@ public enum MoodSchema {
             SELECT e.user_id, e.id FROM mood_entries e
             WHERE e.source = 'userEntry' AND NOT EXISTS (
               SELECT 1 FROM state_of_mind_samples s WHERE s.user_id = e.user_id AND s.id = e.id);
+          """)
+    }
+    migrator.registerMigration(moodEntryDeletionsMigration) { db in
+      // Entries the user deleted, by their id and the backend's, so that neither a pull
+      // (the backend may still have the row until the DELETE is sent) nor a health
+      // import (a sample the store failed to delete) brings one back.
+      try db.execute(
+        sql: """
+          CREATE TABLE mood_entry_deletions (
+            user_id TEXT NOT NULL,
+            entry_id TEXT NOT NULL,
+            backend_id TEXT,
+            deleted_at REAL NOT NULL,
+            PRIMARY KEY (user_id, entry_id)
+          ) WITHOUT ROWID;
+          CREATE INDEX mood_entry_deletions_by_backend_id ON mood_entry_deletions(user_id, backend_id)
+            WHERE backend_id IS NOT NULL;
           """)
     }
   }

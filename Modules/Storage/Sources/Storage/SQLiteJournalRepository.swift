@@ -103,6 +103,21 @@ public final class SQLiteJournalRepository: JournalRepository {
     }
   }
 
+  /// The user's entries with `interval.start <= createdAt < interval.end`, ascending
+  /// (what an export reads).
+  public func entries(userID: String, in interval: DateInterval) async throws -> [JournalEntry] {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT \(Self.columns) FROM journal_entries
+          WHERE user_id = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, save_order
+          """,
+        arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+      ).map(Self.entry)
+    }
+  }
+
   private static func upsert(_ entry: JournalEntry, in db: Database) throws {
     try db.execute(
       sql: """

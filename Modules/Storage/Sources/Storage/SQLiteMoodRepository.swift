@@ -165,6 +165,16 @@ public final class SQLiteMoodRepository: MoodRepository {
               WHERE id = ? OR (user_id = ? AND backend_id IS NOT NULL AND backend_id = ?))
             """), arguments: [entry.id.uuidString, entry.userID, entry.backendID])!
       guard !known else { return false }
+      if let deleted = try String.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT entry_id FROM mood_entry_deletions
+            WHERE user_id = ? AND (entry_id = ? OR (backend_id IS NOT NULL AND backend_id = ?))
+            """), arguments: [entry.userID, entry.id.uuidString, entry.backendID])
+      {
+        try Self.queueDeleteOfDeleted(entry, entityID: deleted, in: db)
+        return false
+      }
       try MoodRows.upsert(entry, in: db)
       return true
     }
@@ -179,6 +189,62 @@ public final class SQLiteMoodRepository: MoodRepository {
         WHERE user_id = ? AND date >= ? AND date < ?
         ORDER BY date, save_seq
         """, arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970])
+  }
+
+  /// The backend still has an entry the user deleted here, and no change of it is
+  /// queued: its create reached the backend but the answer was lost, so the delete
+  /// found no backend id and dropped the row. A `DELETE` with the id the pull brought
+  /// puts that right.
+  static func queueDeleteOfDeleted(_ pulled: MoodEntry, entityID: String, in db: Database) throws {
+    guard let backendID = pulled.backendID else { return }
+    let queued = try Bool.fetchOne(
+      db.cachedStatement(
+        sql: """
+          SELECT EXISTS (SELECT 1 FROM outbox
+            WHERE user_id = ? AND entity = 'mood' AND entity_id = ? AND status != 'synced')
+          """), arguments: [pulled.userID, entityID])!
+    guard !queued else { return }
+    var gone = pulled
+    gone.id = UUID(uuidString: entityID) ?? pulled.id
+    try OutboxRows.enqueue(
+      .mood(gone, operation: .delete, id: UUID(), now: pulled.createdAt), in: db)
+    try db.cachedStatement(
+      sql: "UPDATE mood_entry_deletions SET backend_id = ? WHERE user_id = ? AND entry_id = ?"
+    ).execute(arguments: [backendID, pulled.userID, entityID])
+  }
+
+  public func delete(_ entry: MoodEntry, outbox row: OutboxRow) async throws -> Bool {
+    try await writer.write { db in
+      // Labels, associations and a health-sample note go with the entry (ON DELETE
+      // CASCADE); the per-day table follows by trigger.
+      guard
+        let deleted = try Row.fetchOne(
+          db.cachedStatement(
+            sql: "DELETE FROM mood_entries WHERE id = ? AND user_id = ? RETURNING backend_id"),
+          arguments: [entry.id.uuidString, entry.userID])
+      else { return false }
+      try db.cachedStatement(
+        sql: """
+          INSERT INTO mood_entry_deletions (user_id, entry_id, backend_id, deleted_at) VALUES (?, ?, ?, ?)
+          ON CONFLICT (user_id, entry_id) DO UPDATE SET backend_id = excluded.backend_id,
+            deleted_at = excluded.deleted_at
+          """
+      ).execute(arguments: [
+        entry.userID, entry.id.uuidString, (deleted[0] as String?) ?? entry.backendID,
+        row.createdAt.timeIntervalSince1970,
+      ])
+      try OutboxRows.enqueue(row, in: db)
+      return true
+    }
+  }
+
+  public func wasDeleted(id: UUID, userID: String) async throws -> Bool {
+    try await writer.read { db in
+      try Bool.fetchOne(
+        db.cachedStatement(
+          sql: "SELECT EXISTS (SELECT 1 FROM mood_entry_deletions WHERE user_id = ? AND entry_id = ?)"),
+        arguments: [userID, id.uuidString])!
+    }
   }
 
   /// Walks the user's days newest first and stops at the first gap, so a short streak

@@ -8,11 +8,29 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   private let writer: any DatabaseWriter
 
   /// Opening the store writes the samples saves promised and a crash lost (see
-  /// `repairOwedSamples`). Best effort, so that opening the app never fails on it: the
-  /// notes stay and the next open tries again.
+  /// `repairOwedSamples`), and removes the samples of entries deleted while their
+  /// sample's delete was lost. Best effort, so that opening the app never fails on it:
+  /// the notes stay and the next open tries again.
   public init(writer: any DatabaseWriter) {
     self.writer = writer
     _ = try? repairOwedSamples()
+    _ = try? removeSamplesOfDeletedEntries()
+  }
+
+  /// Removes the samples whose entries the user deleted (the entry went, then the
+  /// process died before its sample did); returns how many. The deletions table is
+  /// small and each lookup a primary key, so opening stays cheap.
+  @discardableResult
+  public func removeSamplesOfDeletedEntries() throws -> Int {
+    let select = """
+      FROM state_of_mind_samples WHERE (user_id, id) IN (SELECT user_id, entry_id FROM mood_entry_deletions)
+      """
+    let stale = try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) \(select)") ?? 0 }
+    guard stale > 0 else { return 0 }
+    return try writer.write { db in
+      try db.execute(sql: "DELETE \(select)")
+      return db.changesCount
+    }
   }
 
   /// Writes the samples owed to entries (saved, then the process died before their
@@ -65,6 +83,13 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
           labels: MoodRows.labels(row[4]), associations: MoodRows.associations(row[5]),
           updatedAt: Date(timeIntervalSince1970: row[6]))
       }
+    }
+  }
+
+  public func delete(id: UUID, userID: String) async throws {
+    try await writer.write { db in
+      try db.cachedStatement(sql: "DELETE FROM state_of_mind_samples WHERE user_id = ? AND id = ?")
+        .execute(arguments: [userID, id.uuidString])
     }
   }
 

@@ -87,6 +87,11 @@ public final class HTTPAgentTransport: HTTPTransport {
     }
   }
 
+  /// The running agent's process id, for tests.
+  var agentProcessIdentifier: Int32? {
+    state.withLock { state in state.process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
+  }
+
   /// Resumes the request's caller once; later answers for it are dropped.
   private func finish(_ id: UInt64, _ result: Result<HTTPExchangeResponse, HTTPTransportFailure>) {
     state.withLock { $0.waiting.removeValue(forKey: id) }?.caller.resume(returning: result)

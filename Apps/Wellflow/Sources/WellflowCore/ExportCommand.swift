@@ -1,0 +1,205 @@
+import FlowKit
+import Foundation
+import Journal
+import MoodTracking
+import Storage
+
+/// Everything `wellflow export` takes.
+public struct ExportConfiguration: Sendable {
+  public enum Format: String, Sendable, CaseIterable { case csv, json }
+
+  public var dataDirectory: String
+  public var userID: String = "user-1"
+  /// Days `YYYY-MM-DD`, both included, in `timeZone`.
+  public var from: String?
+  public var to: String?
+  public var format: Format = .csv
+  /// The zone the times are written in (and the days are read in).
+  public var timeZone: TimeZone = .current
+
+  public init(dataDirectory: String) {
+    self.dataDirectory = dataDirectory
+  }
+}
+
+/// Why nothing was exported, in words a person can act on.
+public struct ExportError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var message: String
+  public var description: String { message }
+}
+
+/// One exported row: a mood entry or a journal entry.
+public enum ExportRecord: Sendable, Equatable {
+  case mood(MoodEntry)
+  case journal(JournalEntry)
+
+  var date: Date {
+    switch self {
+    case .mood(let entry): entry.date
+    case .journal(let entry): entry.createdAt
+    }
+  }
+}
+
+/// `wellflow export`: a user's mood and journal entries from an app data folder, as
+/// CSV (RFC 4180) or a JSON array, oldest first, times in ISO 8601 with their offset.
+public enum ExportCommand {
+  /// Writes the export with `write` (the whole text at once); errors go to `console.err`.
+  /// Exit 0 exported (possibly nothing), 2 nothing could be read.
+  public static func execute(
+    _ configuration: ExportConfiguration, write: @Sendable (String) -> Void, console: Console
+  ) async -> Int32 {
+    do {
+      let records = try await read(configuration)
+      write(render(records, format: configuration.format, timeZone: configuration.timeZone))
+      return 0
+    } catch let error as ExportError {
+      console.err("wellflow export: \(error.message)")
+      return 2
+    } catch {
+      console.err("wellflow export: the data could not be read: \(error)")
+      return 2
+    }
+  }
+
+  /// The instants from the start of `from` to the end of `to` in `timeZone`; open where
+  /// a bound is not given.
+  public static func interval(from: String?, to: String?, timeZone: TimeZone) throws -> DateInterval {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    func day(_ text: String?, _ option: String) throws -> MoodDay? {
+      guard let text else { return nil }
+      guard let day = MoodDay(text) else {
+        throw ExportError(
+          message: "\(option) '\(text)' is not a calendar day written YYYY-MM-DD, e.g. 2026-03-02")
+      }
+      return day
+    }
+    let first = try day(from, "--from")
+    let last = try day(to, "--to")
+    if let first, let last, last < first {
+      throw ExportError(message: MoodError.invalidDateRange(start: first, end: last).message)
+    }
+    return DateInterval(
+      start: first?.start(in: calendar) ?? Date(timeIntervalSince1970: 0),
+      end: last?.adding(days: 1).start(in: calendar) ?? Date.distantFuture)
+  }
+
+  static func read(_ configuration: ExportConfiguration) async throws -> [ExportRecord] {
+    let interval = try interval(
+      from: configuration.from, to: configuration.to, timeZone: configuration.timeZone)
+    let directory = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    else {
+      throw ExportError(message: "--data-dir \(configuration.dataDirectory): no such folder")
+    }
+    guard
+      FileManager.default.fileExists(atPath: directory.appendingPathComponent(WellflowDatabase.fileName).path)
+    else {
+      throw ExportError(
+        message:
+          "--data-dir \(configuration.dataDirectory) holds no Wellflow data (no \(WellflowDatabase.fileName)); "
+          + "give the folder `wellflow run --data-dir` wrote")
+    }
+    let database = try WellflowDatabase.open(directory: directory, legacyTimeZone: configuration.timeZone)
+    let moods = try await SQLiteMoodRepository(writer: database.writer)
+      .entries(userID: configuration.userID, in: interval)
+    let journal = try await SQLiteJournalRepository(database: database, clock: SystemClock())
+      .entries(userID: configuration.userID, in: interval)
+    let records = moods.map(ExportRecord.mood) + journal.map(ExportRecord.journal)
+    // Stable: moods before journal entries of the same instant, each in its own order.
+    return records.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }
+      .map(\.element)
+  }
+
+  public static func render(_ records: [ExportRecord], format: ExportConfiguration.Format, timeZone: TimeZone)
+    -> String
+  {
+    switch format {
+    case .csv: csv(records, timeZone: timeZone)
+    case .json: json(records, timeZone: timeZone)
+    }
+  }
+
+  static let csvHeader = [
+    "type", "date", "kind", "score", "valence", "labels", "associations", "notes", "primary", "secondary",
+    "strategy", "initiated_by",
+  ]
+
+  /// RFC 4180: CRLF after every record, a field quoted when it holds a comma, a quote,
+  /// CR or LF, quotes inside doubled. Labels and associations are `;`-separated.
+  static func csv(_ records: [ExportRecord], timeZone: TimeZone) -> String {
+    var lines = [csvHeader.joined(separator: ",")]
+    for record in records {
+      let fields: [String]
+      switch record {
+      case .mood(let entry):
+        fields = [
+          "mood", timestamp(entry.date, in: timeZone), entry.kind.rawValue, String(entry.score),
+          String(entry.valence), entry.labels.map(\.rawValue).joined(separator: ";"),
+          entry.associations.map(\.rawValue).joined(separator: ";"), entry.notes ?? "", "", "", "", "",
+        ]
+      case .journal(let entry):
+        fields = [
+          "journal", timestamp(entry.createdAt, in: timeZone), "", "", "", "", "", "", String(entry.primary),
+          entry.secondary.map(String.init) ?? "", entry.strategy.map(String.init) ?? "",
+          entry.initiatedBy.rawValue,
+        ]
+      }
+      lines.append(fields.map(csvField).joined(separator: ","))
+    }
+    return lines.map { $0 + "\r\n" }.joined()
+  }
+
+  static func csvField(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
+      return text
+    }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  /// A JSON array, one object per entry and line, keys sorted; absent values are `null`.
+  static func json(_ records: [ExportRecord], timeZone: TimeZone) -> String {
+    let objects: [[String: Any]] = records.map { record in
+      switch record {
+      case .mood(let entry):
+        [
+          "type": "mood", "date": timestamp(entry.date, in: timeZone), "kind": entry.kind.rawValue,
+          "score": entry.score, "valence": entry.valence, "labels": entry.labels.map(\.rawValue),
+          "associations": entry.associations.map(\.rawValue), "notes": entry.notes ?? NSNull(),
+        ]
+      case .journal(let entry):
+        [
+          "type": "journal", "date": timestamp(entry.createdAt, in: timeZone), "primary": entry.primary,
+          "secondary": entry.secondary ?? NSNull(), "strategy": entry.strategy ?? NSNull(),
+          "initiated_by": entry.initiatedBy.rawValue,
+        ]
+      }
+    }
+    // Strings, numbers, arrays and null only: serializing cannot fail. One object a
+    // line, so a large export stays readable and diffable.
+    let lines = objects.map { object in
+      String(
+        decoding: (try? JSONSerialization.data(
+          withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+          ?? Data("{}".utf8), as: UTF8.self)
+    }
+    return lines.isEmpty ? "[]\n" : "[\n" + lines.joined(separator: ",\n") + "\n]\n"
+  }
+
+  /// `YYYY-MM-DDTHH:MM:SS±HH:MM`, the local time in `timeZone` and its offset then.
+  public static func timestamp(_ date: Date, in timeZone: TimeZone) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let parts = calendar.dateComponents([.hour, .minute, .second], from: date)
+    let offset = timeZone.secondsFromGMT(for: date)
+    let sign = offset < 0 ? "-" : "+"
+    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    let minutes = abs(offset) / 60
+    return
+      "\(MoodDay(date, in: calendar))T\(two(parts.hour ?? 0)):\(two(parts.minute ?? 0)):\(two(parts.second ?? 0))"
+      + "\(sign)\(two(minutes / 60)):\(two(minutes % 60))"
+  }
+}
