@@ -91,10 +91,15 @@ public struct FlowDefinition: Sendable {
   /// Each variant's step list, for variants built from steps (including the flow's own
   /// when it says so).
   public let variantSteps: [String: [String]]
+  /// Data the flow needs before every screen can be reached (a list of entries needs an
+  /// entry to edit), made through the app's own ports. Tools that explore a flow from a
+  /// fresh app (`explore`, `graph`, `flows`) create it first; nothing else calls it.
+  public let sampleData: (@MainActor @Sendable (HostEnvironment) async throws -> Void)?
 
   public init(
     id: String, summary: String, variants: [String], defaultVariant: String? = nil,
     screens: [ScreenDeclaration], stepVariants: StepVariants? = nil, variantSteps: [String: [String]] = [:],
+    sampleData: (@MainActor @Sendable (HostEnvironment) async throws -> Void)? = nil,
     make: @escaping @MainActor (FlowContext) -> any PresentableFlow
   ) {
     self.id = id
@@ -104,6 +109,7 @@ public struct FlowDefinition: Sendable {
     self.screens = screens
     self.stepVariants = stepVariants
     self.variantSteps = variantSteps
+    self.sampleData = sampleData
     self.make = make
   }
 }
@@ -115,7 +121,7 @@ extension FlowDefinition {
   {
     FlowDefinition(
       id: id, summary: summary, variants: variants, defaultVariant: defaultVariant, screens: screens,
-      stepVariants: stepVariants, variantSteps: variantSteps, make: make)
+      stepVariants: stepVariants, variantSteps: variantSteps, sampleData: sampleData, make: make)
   }
 }
 

@@ -52,6 +52,10 @@ public enum MoodTrackingFeature: FlowFeature {
             alerts: [AlertDeclaration(MoodEntriesCoordinator.errorAlertID, buttons: ["ok"])],
             textFields: ["notes"]),
         ],
+        // One saved mood, so the list has an entry to edit and delete.
+        sampleData: { environment in
+          _ = try await environment.saveMood.save(SaveMoodRequest(score: 7, notes: "sample"))
+        },
         make: { context in
           MoodEntriesCoordinator(
             entries: context.environment.moodEntries, clock: context.environment.clock, work: context.work)

@@ -608,6 +608,13 @@ public final class FlowExplorer {
     } catch {
       throw .appDidNotStart("\(error)")
     }
+    if let sampleData = definition.sampleData {
+      do {
+        try await sampleData(host.environment)
+      } catch {
+        throw .appDidNotStart("the flow's sample data: \(error)")
+      }
+    }
     do {
       try host.present(FlowRequest(flow: definition.id, variant: variant))
     } catch {
