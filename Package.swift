@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
+    .library(name: "Reminders", targets: ["Reminders"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
@@ -54,6 +55,8 @@ let package = Package(
       dependencies: ["FlowKit", "MoodTracking", "Journal", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Modules/Storage/Sources/Storage"
     ),
+    .target(
+      name: "Reminders", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Reminders/Sources/Reminders"),
     .target(name: "Sync", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Sync/Sources/Sync"),
     .target(
       name: "ProgressBackend",
@@ -70,14 +73,17 @@ let package = Package(
     // app links: no YAML, no server, no command line.
     .target(
       name: "WellflowComposition",
-      dependencies: ["FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Sync"],
-      path: "Modules/WellflowComposition/Sources/WellflowComposition"
+      dependencies: [
+        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Sync",
+      ],
+      path: "Modules/WellflowComposition/Sources/WellflowComposition",
+      resources: [.copy("Localization")]
     ),
     .target(
       name: "WellflowCore",
       dependencies: [
-        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Experiments", "Sync",
-        "WellflowComposition", "ProgressBackend",
+        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Experiments",
+        "Sync", "WellflowComposition", "ProgressBackend",
         .product(name: "Yams", package: "Yams"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
@@ -110,6 +116,8 @@ let package = Package(
       name: "StorageTests",
       dependencies: ["Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
     ),
+    .testTarget(
+      name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit", "FlowKitTesting"]),
@@ -123,7 +131,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "WellflowCoreTests",
-      dependencies: ["WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend"]),
+      dependencies: [
+        "WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend", "Reminders",
+      ]),
     .testTarget(
       name: "SyncTests",
       dependencies: [

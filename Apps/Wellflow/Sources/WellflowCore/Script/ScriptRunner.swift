@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import Reminders
 import Sync
 import WellflowComposition
 
@@ -53,12 +54,15 @@ public final class ScriptRunner {
     /// From `--experiments FILE`: they choose the variant of a flow started without one.
     public var experiments: [FlowExperiment]
     public var backend: BackendChoice
+    /// The language of scripts that name none (`--locale`); nil is English.
+    public var locale: String?
 
     public init(
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
       storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = [],
-      backend: BackendChoice = .embedded
+      backend: BackendChoice = .embedded, locale: String? = nil
     ) {
+      self.locale = locale
       self.dataDirectory = dataDirectory
       self.analytics = analytics
       self.storage = storage
@@ -106,13 +110,25 @@ public final class ScriptRunner {
       embedded = nil
       backend = FixedBackendConnector(credentials: credentials)
     }
+    var registry = registry
+    if !script.followUps.isEmpty {
+      switch registry.registering(script.followUps) {
+      case .success(let withRules): registry = withRules
+      case .failure(let problem):
+        return ScriptResult(
+          name: script.name, file: script.file, user: user, tags: script.tags, steps: [],
+          failure: ScriptResult.Failure(
+            position: problem.position, message: problem.message, currentScreen: "current screen: none"),
+          durationSeconds: 0)
+      }
+    }
     session = AppSession(
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
       userID: user, analytics: options.analytics, storage: storage,
       experiments: options.experiments.isEmpty
         ? nil : ExperimentAssigner(experiments: options.experiments, forced: script.experiments),
-      backend: backend)
+      backend: backend, locale: script.locale ?? options.locale)
     steps = []
     var failure: ScriptResult.Failure?
     do {
@@ -174,6 +190,15 @@ public final class ScriptRunner {
         try host.present(request)
       } catch {
         throw fail("start failed: \(error)")
+      }
+    case .open(let notification):
+      guard let host else {
+        throw fail("open failed: the app is not running (add `- launch` first)")
+      }
+      do {
+        try await RemindersFeature.open(notification, on: host)
+      } catch {
+        throw fail("open failed: \(error)")
       }
     case .action(let action):
       guard let host else {
@@ -268,6 +293,23 @@ public final class ScriptRunner {
       let actual = screen?.alert?.id
       guard actual != expected else { return nil }
       return "alert is \(actual ?? "none"), expected \(expected ?? "none")"
+    case .notification(let expected):
+      guard let host = try? session.open() else { return "the app could not start to read its notifications" }
+      do {
+        let unopened = try await host.environment.services[NotificationSchedulerKey.self].delivered().filter {
+          !$0.opened
+        }
+        if let expected {
+          return unopened.contains { $0.id == expected }
+            ? nil
+            : "no \(expected) notification is delivered and unopened"
+              + (unopened.isEmpty ? "" : " (unopened: \(unopened.map(\.id).joined(separator: ", ")))")
+        }
+        return unopened.isEmpty
+          ? nil : "\(unopened.count) notification(s) delivered and unopened (\(unopened.map(\.id).joined(separator: ", "))), expected none"
+      } catch {
+        return "the notifications could not be read: \(error)"
+      }
     case .idle(let expected):
       let idle = host?.isIdle ?? true
       guard idle != expected else { return nil }
