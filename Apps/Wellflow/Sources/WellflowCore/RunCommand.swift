@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import WellflowComposition
 import Sync
 
 /// Everything `wellflow run` takes (SPEC §5).
@@ -23,6 +24,8 @@ public struct RunConfiguration: Sendable {
   public var backendURL: String?
   public var apiKey: String?
   public var token: String?
+  /// `--locale L`: the language of scripts that name none.
+  public var locale: String?
 
   public init(paths: [String]) { self.paths = paths }
 }
@@ -60,6 +63,10 @@ public enum RunCommand {
       registry = try WellflowApp.makeRegistry()
     } catch {
       return usage("the app's features do not register: \(error)")
+    }
+    if let locale = configuration.locale, !WellflowLocalization.locales.contains(locale) {
+      return usage(
+        "unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))")
     }
     var experimentFile: ExperimentFile?
     if let path = configuration.experimentsPath {
@@ -160,7 +167,7 @@ public enum RunCommand {
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
         analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? [],
-        backend: backend))
+        backend: backend, locale: configuration.locale))
 
     let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now

@@ -122,6 +122,9 @@ struct Run: AsyncParsableCommand {
   @Option(help: "A bearer token for the backend (with --backend; `wellflow token USER` prints one).")
   var token: String?
 
+  @Option(help: "The language screens show in (en, de) for scripts that name none with `locale:`.")
+  var locale: String?
+
   func run() async throws {
     var configuration = RunConfiguration(paths: paths)
     configuration.format = format
@@ -137,6 +140,7 @@ struct Run: AsyncParsableCommand {
     configuration.backendURL = backend
     configuration.apiKey = apiKey
     configuration.token = token
+    configuration.locale = locale
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
@@ -316,6 +320,9 @@ struct Play: AsyncParsableCommand {
   @Option(help: "The variant to play; the flow's default when omitted.")
   var variant: String?
 
+  @Option(help: "The language screens show in: en (the default) or de.")
+  var locale: String?
+
   @MainActor
   func run() async throws {
     // At a terminal a prompt shows; from a pipe each command is echoed instead.
@@ -324,7 +331,7 @@ struct Play: AsyncParsableCommand {
       prompt = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
     }
     let code = await PlayCommand.execute(
-      PlayConfiguration(flow: flow, variant: variant), readLine: { Swift.readLine(strippingNewline: true) },
+      PlayConfiguration(flow: flow, variant: variant, locale: locale), readLine: { Swift.readLine(strippingNewline: true) },
       prompt: prompt)
     if code != 0 { throw ExitCode(code) }
   }

@@ -27,7 +27,8 @@ public struct StringTable: Sendable, Equatable {
   /// would silently win in Apple's reader).
   public init(locale: String, parsing text: String) throws(StringsFileError) {
     self.locale = locale
-    entries = try StringsFileParser(text).parse()
+    var parser = StringsFileParser(text)
+    entries = try parser.parse()
   }
 }
 

@@ -1,13 +1,17 @@
 import FlowKit
 import Foundation
+import WellflowComposition
 
 public struct PlayConfiguration: Sendable {
   public var flow: String
   public var variant: String?
+  /// The language screens show in; nil is English.
+  public var locale: String?
 
-  public init(flow: String, variant: String? = nil) {
+  public init(flow: String, variant: String? = nil, locale: String? = nil) {
     self.flow = flow
     self.variant = variant
+    self.locale = locale
   }
 }
 
@@ -24,6 +28,10 @@ public enum PlayCommand {
     _ configuration: PlayConfiguration, registry: FlowRegistry? = nil, readLine: () -> String?,
     prompt: (@Sendable (String) -> Void)? = nil, console: Console = .standard
   ) async -> Int32 {
+    if let locale = configuration.locale, !WellflowLocalization.locales.contains(locale) {
+      console.err("error: unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))")
+      return 2
+    }
     let session: AppSession
     let host: FlowHost
     do {
@@ -31,7 +39,7 @@ public enum PlayCommand {
         registry: try registry ?? WellflowApp.makeRegistry(),
         dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
-        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory)
+        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory, locale: configuration.locale)
       host = try session.open()
       try host.present(FlowRequest(flow: configuration.flow, variant: configuration.variant))
     } catch {
