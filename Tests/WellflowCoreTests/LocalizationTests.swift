@@ -94,12 +94,12 @@ struct LocalizationTests {
     defer { session.close() }
     try host.present(FlowRequest(flow: "checkin", variant: "quick"))
     await host.settle()
-    try host.send(.set("score", 7))
+    try host.send(.set("score", 8))
     let screen = try #require(host.screen)
     #expect(screen.id == "checkin.sensing")
     #expect(screen.title == "Wie fühlst du dich gerade?")
-    #expect(screen.element("score")?.value == .number(7))
-    #expect(screen.element("score")?.accessibilityValue == "7, Angenehm")
+    #expect(screen.element("score")?.value == .number(8))
+    #expect(screen.element("score")?.accessibilityValue == "8, Angenehm")
     #expect(screen.element("continue")?.label == "Weiter")
   }
 

@@ -40,7 +40,7 @@ struct ReminderScriptTests {
           "s.yaml:8:5: unknown key 'colour' in follow-up",
           "s.yaml:7:5: a follow-up needs `present` (the flow to offer)",
           "s.yaml:10:11: unknown notification 'checkin.remindr' (did you mean 'checkin.reminder'?) (notifications: checkin.reminder)",
-          "s.yaml:11:30: unknown notification 'reminder' (notifications: checkin.reminder)",
+          "s.yaml:11:28: unknown notification 'reminder' (notifications: checkin.reminder)",
         ])
   }
 

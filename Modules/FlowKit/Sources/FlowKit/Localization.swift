@@ -6,6 +6,12 @@ public struct StringsFileError: Error, Equatable, CustomStringConvertible {
   public var column: Int
   public var message: String
 
+  public init(line: Int, column: Int, message: String) {
+    self.line = line
+    self.column = column
+    self.message = message
+  }
+
   public var description: String { "\(line):\(column): \(message)" }
 }
 
@@ -235,7 +241,7 @@ public struct ScreenLocalizer: Sendable {
   public func translate(_ text: String) -> String { translation(of: text) ?? text }
 
   /// Puts `arguments` into a format's specifiers, in order or by position (`%2$@`).
-  static func fill(_ format: String, with arguments: [String]) -> String {
+  public static func fill(_ format: String, with arguments: [String]) -> String {
     var result = ""
     var last = format.startIndex
     var next = 0
