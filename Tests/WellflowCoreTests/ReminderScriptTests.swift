@@ -126,3 +126,21 @@ struct ReminderScriptTests {
     }
   }
 }
+
+@Suite("Screen dumps carry accessibility")
+struct ScreenDumpTests {
+  @Test func aDumpHasLabelsValueTextsAndHidesTypedText() throws {
+    let screen = Screen(
+      id: "mood.log", title: "Log your mood",
+      elements: [
+        .slider("score", "Mood", range: 1...10, step: 1, value: 7, caption: "Slightly Pleasant"),
+        .text("notes", "Notes", limit: 500, text: "slept well"),
+      ])
+    let json = ScreenDump.json(screen)
+    #expect(json.contains(#""accessibilityValue":"7, Slightly Pleasant""#))
+    #expect(json.contains(#""accessibilityLabel":"Notes""#))
+    #expect(!json.contains("slept well"))
+    #expect(json.contains("text field, 10 characters"))
+    #expect(ScreenDump.json(screen, showingTypedText: true).contains("slept well"))
+  }
+}

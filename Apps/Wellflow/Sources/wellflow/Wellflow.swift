@@ -148,6 +148,8 @@ struct Run: AsyncParsableCommand {
 
 extension RunConfiguration.Format: ExpressibleByArgument {}
 
+enum PlayFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
 struct Report: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print an experiment's funnel per variation from an events file.",
@@ -323,6 +325,9 @@ struct Play: AsyncParsableCommand {
   @Option(help: "The language screens show in: en (the default) or de.")
   var locale: String?
 
+  @Option(help: "How screens are printed: text, or json (one line each, with accessibility labels and values).")
+  var format: PlayFormat = .text
+
   @MainActor
   func run() async throws {
     // At a terminal a prompt shows; from a pipe each command is echoed instead.
@@ -331,7 +336,7 @@ struct Play: AsyncParsableCommand {
       prompt = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
     }
     let code = await PlayCommand.execute(
-      PlayConfiguration(flow: flow, variant: variant, locale: locale), readLine: { Swift.readLine(strippingNewline: true) },
+      PlayConfiguration(flow: flow, variant: variant, locale: locale, json: format == .json), readLine: { Swift.readLine(strippingNewline: true) },
       prompt: prompt)
     if code != 0 { throw ExitCode(code) }
   }

@@ -7,11 +7,15 @@ public struct PlayConfiguration: Sendable {
   public var variant: String?
   /// The language screens show in; nil is English.
   public var locale: String?
+  /// Screens as text (the default) or as one line of JSON each, with accessibility labels
+  /// and value texts.
+  public var json = false
 
-  public init(flow: String, variant: String? = nil, locale: String? = nil) {
+  public init(flow: String, variant: String? = nil, locale: String? = nil, json: Bool = false) {
     self.flow = flow
     self.variant = variant
     self.locale = locale
+    self.json = json
   }
 }
 
@@ -54,7 +58,7 @@ public enum PlayCommand {
     }
     console.out("playing \(presented.flow) (variant \(presented.variant)); type `help` for the commands")
     report(host.takeProblems(), console)
-    if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
+    if let screen = host.screen { console.out(show(screen, configuration)) }
 
     while true {
       prompt?("> ")
@@ -71,7 +75,7 @@ public enum PlayCommand {
       case .success(.help):
         console.out(PlayInput.commands)
       case .success(.screen):
-        if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
+        if let screen = host.screen { console.out(show(screen, configuration)) }
       case .success(.quit):
         console.out("left \(presented.flow) on \(host.screenID ?? "no screen")")
         return 0
@@ -88,9 +92,14 @@ public enum PlayCommand {
           console.out(ending(of: presented.flow, host: host))
           return 0
         }
-        if let screen = host.screen { console.out(ScriptRunner.describe(screen, showingTypedText: true)) }
+        if let screen = host.screen { console.out(show(screen, configuration)) }
       }
     }
+  }
+
+  private static func show(_ screen: Screen, _ configuration: PlayConfiguration) -> String {
+    configuration.json
+      ? ScreenDump.json(screen, showingTypedText: true) : ScriptRunner.describe(screen, showingTypedText: true)
   }
 
   private static func ending(of flow: String, host: FlowHost) -> String {
