@@ -41,7 +41,8 @@ let package = Package(
     ),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
     .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
-    .target(name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
+    .target(
+      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
     .target(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/CheckInFlow/Sources/CheckInFlow"
@@ -56,7 +57,8 @@ let package = Package(
       path: "Modules/Storage/Sources/Storage"
     ),
     .target(
-      name: "Reminders", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Reminders/Sources/Reminders"),
+      name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
+      path: "Modules/Reminders/Sources/Reminders"),
     .target(name: "Sync", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Sync/Sources/Sync"),
     .target(
       name: "ProgressBackend",
@@ -82,7 +84,8 @@ let package = Package(
     .target(
       name: "WellflowCore",
       dependencies: [
-        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Experiments",
+        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
+        "Experiments",
         "Sync", "WellflowComposition", "ProgressBackend",
         .product(name: "Yams", package: "Yams"),
       ],
@@ -114,7 +117,9 @@ let package = Package(
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "StorageTests",
-      dependencies: ["Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
     .testTarget(
       name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),

@@ -7,7 +7,8 @@ private final class NumberCoordinator: FlowCoordinator<Int> {
   let screenID: String
   init(screenID: String) { self.screenID = screenID }
   override var screen: Screen {
-    Screen(id: screenID, title: "Pick", elements: [.button("one", "One"), .button("five", "Five")], canClose: true)
+    Screen(
+      id: screenID, title: "Pick", elements: [.button("one", "One"), .button("five", "Five")], canClose: true)
   }
   override func handle(_ action: UserAction) throws(ActionError) {
     switch action {
@@ -35,12 +36,14 @@ struct FollowUpRuleTests {
     return try FlowHost(
       registry: registry,
       environment: HostEnvironment(
-        userID: "u", clock: ManualClock(now: Date(timeIntervalSince1970: 0), timeZone: TimeZone(identifier: "UTC")!),
+        userID: "u",
+        clock: ManualClock(now: Date(timeIntervalSince1970: 0), timeZone: TimeZone(identifier: "UTC")!),
         keyValueStore: InMemoryKeyValueStore()),
       workMode: .deferred)
   }
 
-  private let lowScore = FollowUpRule(id: "low", after: "log", present: FlowRequest(flow: "journal")) { _, ending in
+  private let lowScore = FollowUpRule(id: "low", after: "log", present: FlowRequest(flow: "journal")) {
+    _, ending in
     (ending.output as? Int).map { $0 <= 3 } ?? false
   }
 

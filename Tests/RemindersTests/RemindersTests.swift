@@ -14,7 +14,8 @@ struct RemindersTests {
     let world = TestEnvironment(at: local, timeZone: zone)
     world.providing(MoodRepositoryKey.self, moods)
       .providing(StateOfMindStoreKey.self, InMemoryStateOfMindStore())
-      .providing(NotificationSchedulerKey.self, LocalNotificationScheduler(store: world.store, clock: world.clock))
+      .providing(
+        NotificationSchedulerKey.self, LocalNotificationScheduler(store: world.store, clock: world.clock))
     return try TestHost([RemindersFeature.self], environment: world)
   }
 
@@ -70,7 +71,10 @@ struct RemindersTests {
     try await turnOn(app, at: "20:00")
     _ = try await app.host.environment.saveMood.save(SaveMoodRequest(score: 6, kind: .dailyMood))
     await app.host.advanceClock(to: TestEnvironment.date("2026-03-03T21:00", in: app.clock.timeZone))
-    #expect(try await delivered(app).map(\.date) == [TestEnvironment.date("2026-03-03T20:00", in: app.clock.timeZone)])
+    #expect(
+      try await delivered(app).map(\.date) == [
+        TestEnvironment.date("2026-03-03T20:00", in: app.clock.timeZone)
+      ])
   }
 
   @Test func aTimeInTheDSTGapArrivesWhenTheGapEnds() throws {
@@ -98,7 +102,9 @@ struct RemindersTests {
     #expect(try await app.query("notifications.pending") == .number(1))
     // The check-in is not part of this test's app: presenting it is refused after the
     // notification was marked opened, as a host refuses an unknown flow.
-    await #expect(throws: HostError.self) { try await RemindersFeature.open("checkin.reminder", on: app.host) }
+    await #expect(throws: HostError.self) {
+      try await RemindersFeature.open("checkin.reminder", on: app.host)
+    }
     #expect(try await app.query("notifications.pending") == .number(0))
     #expect(app.environment.eventNames.contains("notification_opened"))
   }

@@ -12,7 +12,9 @@ struct LocalizationTests {
 
   /// Words German writes as English does. Any other German value equal to its key is
   /// English left untranslated.
-  static let sameInBothLanguages: Set<String> = ["OK", "Neutral", "Fitness", "Dating", "Phase", "%@ (%@, %@)", "%@, %@: %@"]
+  static let sameInBothLanguages: Set<String> = [
+    "OK", "Neutral", "Fitness", "Dating", "Phase", "%@ (%@, %@)", "%@, %@: %@",
+  ]
 
   /// Text that is not copy: numbers, dates and times a flow fills in.
   private func isData(_ text: String) -> Bool {
@@ -44,7 +46,9 @@ struct LocalizationTests {
     let extra = de.entries.keys.filter { en.entries[$0] == nil }.sorted()
     #expect(extra.isEmpty, "German keys English lacks: \(extra.joined(separator: " | "))")
     for (key, value) in en.entries { #expect(key == value, "the English table shows its keys: \(key)") }
-    let same = de.entries.filter { $0.key == $0.value }.map(\.key).filter { !Self.sameInBothLanguages.contains($0) }
+    let same = de.entries.filter { $0.key == $0.value }.map(\.key).filter {
+      !Self.sameInBothLanguages.contains($0)
+    }
     #expect(same.isEmpty, "German left in English: \(same.sorted().joined(separator: " | "))")
   }
 
@@ -72,7 +76,8 @@ struct LocalizationTests {
       let shownInEnglish = englishScreens[flow] ?? []
       #expect(!shownInEnglish.isEmpty)
       let untranslated = texts.filter { isEnglish($0, englishScreens: shownInEnglish) }.sorted()
-      #expect(untranslated.isEmpty, "\(flow) shows English in German: \(untranslated.joined(separator: " | "))")
+      #expect(
+        untranslated.isEmpty, "\(flow) shows English in German: \(untranslated.joined(separator: " | "))")
     }
   }
 
@@ -82,7 +87,8 @@ struct LocalizationTests {
     func journal(_ locale: String?) async throws -> (AppSession, FlowHost) {
       let session = AppSession(
         registry: try WellflowApp.makeRegistry(), dataDirectory: URL(fileURLWithPath: "/dev/null"),
-        clock: ManualClock(now: Date(timeIntervalSince1970: 1_767_603_600), timeZone: TimeZone(identifier: "UTC")!),
+        clock: ManualClock(
+          now: Date(timeIntervalSince1970: 1_767_603_600), timeZone: TimeZone(identifier: "UTC")!),
         userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory, locale: locale)
       let host = try session.open()
       try host.present(FlowRequest(flow: "journal"))
@@ -116,7 +122,8 @@ struct LocalizationTests {
   @Test func idsAndValuesStayTheSameInGerman() async throws {
     let session = AppSession(
       registry: try WellflowApp.makeRegistry(), dataDirectory: URL(fileURLWithPath: "/dev/null"),
-      clock: ManualClock(now: Date(timeIntervalSince1970: 1_767_603_600), timeZone: TimeZone(identifier: "UTC")!),
+      clock: ManualClock(
+        now: Date(timeIntervalSince1970: 1_767_603_600), timeZone: TimeZone(identifier: "UTC")!),
       userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory, locale: "de")
     let host = try session.open()
     defer { session.close() }
@@ -142,13 +149,15 @@ struct LocalizationTests {
 
   @Test func formatKeysCarryTheirValuesAcross() {
     #expect(
-      german.translate("Feelings that fit \"Pleasant\" come first.") == "Gefühle, die zu „Angenehm“ passen, stehen oben.")
+      german.translate("Feelings that fit \"Pleasant\" come first.")
+        == "Gefühle, die zu „Angenehm“ passen, stehen oben.")
     #expect(german.translate("Calm, Proud") == "Ruhig, Stolz")
     #expect(ScreenLocalizer.fill("%2$@ vor %1$@", with: ["a", "b"]) == "b vor a")
   }
 
   @Test func aBrokenTableNamesLineAndColumn() {
-    #expect(throws: StringsFileError(line: 2, column: 10, message: "expected ';', found the end of the file")) {
+    #expect(throws: StringsFileError(line: 2, column: 10, message: "expected ';', found the end of the file"))
+    {
       try StringTable(locale: "de", parsing: "/* ok */\n\"a\" = \"b\"")
     }
     #expect(throws: StringsFileError(line: 2, column: 1, message: "key \"a\" is given twice")) {

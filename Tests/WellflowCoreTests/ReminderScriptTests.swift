@@ -54,7 +54,8 @@ struct ReminderScriptTests {
       """)
     #expect(
       result.failure?.headline
-        == "\(workspace.path("s.yaml")):4:5: open failed: no checkin.reminder notification is delivered and unopened")
+        == "\(workspace.path("s.yaml")):4:5: open failed: no checkin.reminder notification is delivered and unopened"
+    )
   }
 
   @Test func expectNotificationSaysWhatWasThere() async throws {
@@ -73,15 +74,19 @@ struct ReminderScriptTests {
       """)
     #expect(
       result.failure?.headline
-        == "\(workspace.path("s.yaml")):10:5: expect failed: no checkin.reminder notification is delivered and unopened")
+        == "\(workspace.path("s.yaml")):10:5: expect failed: no checkin.reminder notification is delivered and unopened"
+    )
   }
 
   @Test func theExampleScriptsPass() async throws {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Apps/Wellflow/Scripts")
     let outcome = await wellflowRun(
-      ["reminders-daily.yaml", "reminders-skipped-when-logged.yaml", "context-checkin-low-mood.yaml", "locale-de.yaml"]
-        .map { folder.appendingPathComponent($0).path })
+      [
+        "reminders-daily.yaml", "reminders-skipped-when-logged.yaml", "context-checkin-low-mood.yaml",
+        "locale-de.yaml",
+      ]
+      .map { folder.appendingPathComponent($0).path })
     #expect(outcome.code == 0, "\(outcome.outText)\n\(outcome.errText)")
   }
 
@@ -103,7 +108,8 @@ struct ReminderScriptTests {
         - expect: {screen: journal.catalog}
       """)
     let result = try await runScript(
-      "s.yaml", in: workspace, registry: WellflowApp.makeRegistry(), options: ScriptRunner.Options(analytics: events))
+      "s.yaml", in: workspace, registry: WellflowApp.makeRegistry(),
+      options: ScriptRunner.Options(analytics: events))
     #expect(result.passed, "\(String(describing: result.failure))")
     let started = events.events.last { $0.event == "flow_started" }
     #expect(started?.flow == "journal")

@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
-import WellflowComposition
 import Sync
+import WellflowComposition
 
 /// Everything `wellflow run` takes (SPEC §5).
 public struct RunConfiguration: Sendable {

@@ -19,7 +19,9 @@ public enum ScreenDump {
       "elements": screen.elements.map { element(for: $0, showingTypedText: showingTypedText) },
     ]
     if let message = screen.message { object["message"] = message }
-    if let progress = screen.progress { object["progress"] = ["index": progress.index, "count": progress.count] }
+    if let progress = screen.progress {
+      object["progress"] = ["index": progress.index, "count": progress.count]
+    }
     if let alert = screen.alert {
       object["alert"] = [
         "id": alert.id, "title": alert.title, "message": alert.message,

@@ -325,7 +325,8 @@ struct Play: AsyncParsableCommand {
   @Option(help: "The language screens show in: en (the default) or de.")
   var locale: String?
 
-  @Option(help: "How screens are printed: text, or json (one line each, with accessibility labels and values).")
+  @Option(
+    help: "How screens are printed: text, or json (one line each, with accessibility labels and values).")
   var format: PlayFormat = .text
 
   @MainActor
@@ -336,7 +337,8 @@ struct Play: AsyncParsableCommand {
       prompt = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
     }
     let code = await PlayCommand.execute(
-      PlayConfiguration(flow: flow, variant: variant, locale: locale, json: format == .json), readLine: { Swift.readLine(strippingNewline: true) },
+      PlayConfiguration(flow: flow, variant: variant, locale: locale, json: format == .json),
+      readLine: { Swift.readLine(strippingNewline: true) },
       prompt: prompt)
     if code != 0 { throw ExitCode(code) }
   }

@@ -66,7 +66,9 @@ private struct StringsFileParser {
     }
   }
 
-  func fail(_ message: String) -> StringsFileError { StringsFileError(line: line, column: column, message: message) }
+  func fail(_ message: String) -> StringsFileError {
+    StringsFileError(line: line, column: column, message: message)
+  }
 
   mutating func advance() {
     if scalars[index] == "\n" {
@@ -187,7 +189,9 @@ public struct ScreenLocalizer: Sendable {
       (Self.literalLength($0), $0) > (Self.literalLength($1), $1)
     }
     patterns = formatKeys.compactMap { key in
-      guard let expression = try? NSRegularExpression(pattern: Self.regex(for: key), options: [.dotMatchesLineSeparators])
+      guard
+        let expression = try? NSRegularExpression(
+          pattern: Self.regex(for: key), options: [.dotMatchesLineSeparators])
       else { return nil }
       return Pattern(expression: expression, translation: table.entries[key]!)
     }
@@ -195,14 +199,16 @@ public struct ScreenLocalizer: Sendable {
 
   public var locale: String { table.locale }
 
-  private static let specifier = try! NSRegularExpression(pattern: "%(?:[0-9]+\\$)?(?:@|d|lld|ld|i|u|f|\\.[0-9]f)")
+  private static let specifier = try! NSRegularExpression(
+    pattern: "%(?:[0-9]+\\$)?(?:@|d|lld|ld|i|u|f|\\.[0-9]f)")
 
   static func hasSpecifier(_ text: String) -> Bool {
     specifier.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
   }
 
   private static func literalLength(_ key: String) -> Int {
-    specifier.stringByReplacingMatches(in: key, range: NSRange(key.startIndex..., in: key), withTemplate: "").count
+    specifier.stringByReplacingMatches(in: key, range: NSRange(key.startIndex..., in: key), withTemplate: "")
+      .count
   }
 
   private static func regex(for key: String) -> String {
@@ -250,7 +256,9 @@ public struct ScreenLocalizer: Sendable {
       result += format[last..<range.lowerBound]
       let spec = format[range]
       var argumentIndex = next
-      if let dollar = spec.firstIndex(of: "$"), let position = Int(spec[spec.index(after: spec.startIndex)..<dollar]) {
+      if let dollar = spec.firstIndex(of: "$"),
+        let position = Int(spec[spec.index(after: spec.startIndex)..<dollar])
+      {
         argumentIndex = position - 1
       } else {
         next += 1

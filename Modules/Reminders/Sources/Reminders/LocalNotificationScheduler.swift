@@ -46,7 +46,8 @@ public final class LocalNotificationScheduler: NotificationScheduler {
 
   public func markOpened(_ notification: DeliveredNotification) async throws {
     var delivered = try loadDelivered()
-    guard let index = delivered.firstIndex(where: { $0.id == notification.id && $0.date == notification.date })
+    guard
+      let index = delivered.firstIndex(where: { $0.id == notification.id && $0.date == notification.date })
     else { return }
     delivered[index].opened = true
     try save(delivered, forKey: Self.deliveredKey)
@@ -105,7 +106,8 @@ public final class LocalNotificationScheduler: NotificationScheduler {
     for stored in requests {
       guard
         let date = Self.nextOccurrence(
-          hour: stored.request.hour, minute: stored.request.minute, after: stored.after, calendar: clock.calendar)
+          hour: stored.request.hour, minute: stored.request.minute, after: stored.after,
+          calendar: clock.calendar)
       else { continue }
       if earliest == nil || date < earliest!.date { earliest = (stored.request.id, date) }
     }

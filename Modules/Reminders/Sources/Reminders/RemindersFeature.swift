@@ -98,14 +98,18 @@ public enum RemindersFeature: FlowFeature {
       })
     try registry.register(
       QueryDefinition(
-        "notifications.delivered", type: .number, summary: "notifications delivered since the app's data began"
+        "notifications.delivered", type: .number,
+        summary: "notifications delivered since the app's data began"
       ) { env in
         .number(Double(try await env.services[NotificationSchedulerKey.self].delivered().count))
       })
     try registry.register(
-      QueryDefinition("notifications.pending", type: .number, summary: "notifications delivered, not opened") {
+      QueryDefinition("notifications.pending", type: .number, summary: "notifications delivered, not opened")
+      {
         env in
-        .number(Double(try await env.services[NotificationSchedulerKey.self].delivered().filter { !$0.opened }.count))
+        .number(
+          Double(
+            try await env.services[NotificationSchedulerKey.self].delivered().filter { !$0.opened }.count))
       })
     registry.register(HostActivation(id: "reminders.delivery") { host in startDelivering(on: host) })
   }
@@ -124,7 +128,8 @@ public enum RemindersFeature: FlowFeature {
         return mood == nil
       },
       didDeliver: { [weak host] notification in
-        host?.record("notification_delivered", flow: nil, variant: nil, ["notification": .string(notification.id)])
+        host?.record(
+          "notification_delivered", flow: nil, variant: nil, ["notification": .string(notification.id)])
       })
   }
 
@@ -144,7 +149,9 @@ public enum RemindersFeature: FlowFeature {
     guard let flow = notificationFlows[id] else {
       throw ReminderError.unknownNotification(id, known: notificationFlows.keys.sorted())
     }
-    guard let notification = try await latestUnopened(id, on: host) else { throw ReminderError.noneDelivered(id) }
+    guard let notification = try await latestUnopened(id, on: host) else {
+      throw ReminderError.noneDelivered(id)
+    }
     try await host.environment.services[NotificationSchedulerKey.self].markOpened(notification)
     host.record("notification_opened", flow: nil, variant: nil, ["notification": .string(id)])
     try host.present(FlowRequest(flow: flow, trigger: .notification))
@@ -168,7 +175,8 @@ final class RemindersCoordinator: FlowCoordinator<ReminderSettings> {
     work = context.work
     variant = context.variant
     trigger = context.trigger
-    let saved = (try? ReminderSettings.load(from: context.environment.keyValueStore))
+    let saved =
+      (try? ReminderSettings.load(from: context.environment.keyValueStore))
       ?? ReminderSettings(isEnabled: false, time: .standard)
     isEnabled = saved.isEnabled
     timeText = saved.time.description

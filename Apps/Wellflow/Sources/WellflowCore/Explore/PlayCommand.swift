@@ -33,7 +33,9 @@ public enum PlayCommand {
     prompt: (@Sendable (String) -> Void)? = nil, console: Console = .standard
   ) async -> Int32 {
     if let locale = configuration.locale, !WellflowLocalization.locales.contains(locale) {
-      console.err("error: unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))")
+      console.err(
+        "error: unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))"
+      )
       return 2
     }
     let session: AppSession
@@ -43,7 +45,8 @@ public enum PlayCommand {
         registry: try registry ?? WellflowApp.makeRegistry(),
         dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
-        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory, locale: configuration.locale)
+        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory, locale: configuration.locale
+      )
       host = try session.open()
       try host.present(FlowRequest(flow: configuration.flow, variant: configuration.variant))
     } catch {
@@ -99,7 +102,8 @@ public enum PlayCommand {
 
   private static func show(_ screen: Screen, _ configuration: PlayConfiguration) -> String {
     configuration.json
-      ? ScreenDump.json(screen, showingTypedText: true) : ScriptRunner.describe(screen, showingTypedText: true)
+      ? ScreenDump.json(screen, showingTypedText: true)
+      : ScriptRunner.describe(screen, showingTypedText: true)
   }
 
   private static func ending(of flow: String, host: FlowHost) -> String {

@@ -616,7 +616,8 @@ public struct ScriptLoader {
       return []
     }
     let keys = [
-      "screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data", "notification",
+      "screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data",
+      "notification",
     ]
     checkKeys(entries, allowed: keys, what: "expect")
     var conditions: [Condition] = []
@@ -768,7 +769,9 @@ public struct ScriptLoader {
               )
               continue
             }
-            if let matcher = matcher(pair.value, type: type, what: pair.key) { checks.append((pair.key, matcher)) }
+            if let matcher = matcher(pair.value, type: type, what: pair.key) {
+              checks.append((pair.key, matcher))
+            }
           }
         } else {
           report(node.position, "when takes {query: value}, got \(node.typeName)")

@@ -306,7 +306,8 @@ public final class ScriptRunner {
               + (unopened.isEmpty ? "" : " (unopened: \(unopened.map(\.id).joined(separator: ", ")))")
         }
         return unopened.isEmpty
-          ? nil : "\(unopened.count) notification(s) delivered and unopened (\(unopened.map(\.id).joined(separator: ", "))), expected none"
+          ? nil
+          : "\(unopened.count) notification(s) delivered and unopened (\(unopened.map(\.id).joined(separator: ", "))), expected none"
       } catch {
         return "the notifications could not be read: \(error)"
       }
