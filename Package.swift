@@ -132,7 +132,7 @@ let package = Package(
       name: "WellflowCompositionTests",
       dependencies: [
         "WellflowComposition", "FlowKit", "FlowKitTesting", "Onboarding", "CheckInFlow", "Journal",
-        "MoodTracking", "Storage", "Sync",
+        "MoodTracking", "Reminders", "Storage", "Sync",
       ]),
     .testTarget(
       name: "WellflowCoreTests",

@@ -47,11 +47,14 @@ struct AppContainerTests {
   @Test func theAppShipsItsFeaturesWithTheirRules() throws {
     let registry = try WellflowFeatures.makeRegistry()
     #expect(
-      registry.flows.map(\.id) == ["onboarding", "mood.log", "mood.history", "checkin", "journal"])
+      registry.flows.map(\.id) == [
+        "onboarding", "mood.log", "mood.history", "checkin", "journal", "reminders",
+      ])
     #expect(registry.launchRules.map(\.id) == ["onboarding", "checkin.daily"])
     #expect(
       Set(registry.requirements.map(\.port)) == [
         "MoodRepositoryKey", "StateOfMindStoreKey", "OutboxKey", "JournalRepositoryKey", "SyncServiceKey",
+        "NotificationSchedulerKey",
       ])
   }
 

@@ -116,6 +116,35 @@ struct ReminderScriptTests {
     #expect(started?.fields["trigger"] == .string("event"))
   }
 
+  @Test func anExperimentFileMayDeclareFollowUps() async throws {
+    let rules = workspace.write(
+      "app.yaml",
+      """
+      followUps:
+        - after: mood.log
+          when: {mood.latest.score: {max: 3}}
+          present: {flow: checkin, variant: quick}
+      """)
+    let script = workspace.write(
+      "s.yaml",
+      """
+      name: low mood, then a quick check-in
+      steps:
+        - start: mood.log
+        - set: {score: 1}
+        - tap: save
+        - expect: {flow: checkin, screen: checkin.sensing}
+      """)
+    let outcome = await wellflowRun([script]) { $0.experimentsPath = rules }
+    #expect(outcome.code == 0, "\(outcome.outText)\n\(outcome.errText)")
+    let without = await wellflowRun([script])
+    #expect(without.code == 1, "no rule is active unless declared")
+    workspace.write("bad.yaml", "followUps:\n  - after: mood.log\n    present: diary\n")
+    let bad = await wellflowRun([script]) { $0.experimentsPath = workspace.path("bad.yaml") }
+    #expect(bad.code == 2)
+    #expect(bad.errText.contains("bad.yaml:3:14: unknown flow 'diary'"), "\(bad.errText)")
+  }
+
   @Test func germanAndEnglishRunTheSameScriptIds() async throws {
     for locale in ["en", "de"] {
       let result = try await run(

@@ -32,15 +32,16 @@ public enum WellflowLocalization {
     return tables
   }()
 
+  /// Made once: a localizer compiles its format keys.
+  private static let localizers: [String: ScreenLocalizer] = tables.filter { $0.key != defaultLocale }
+    .mapValues(ScreenLocalizer.init(table:))
+
   /// The table of `locale`, nil for a language the app does not ship.
   public static func table(_ locale: String) -> StringTable? { tables[locale] }
 
   /// What translates screens into `locale`; nil for English (the flows' own text) and
   /// for languages the app does not ship.
-  public static func localizer(for locale: String) -> ScreenLocalizer? {
-    guard locale != defaultLocale, let table = tables[locale] else { return nil }
-    return ScreenLocalizer(table: table)
-  }
+  public static func localizer(for locale: String) -> ScreenLocalizer? { localizers[locale] }
 }
 
 public enum LocalizationError: Error, CustomStringConvertible {
