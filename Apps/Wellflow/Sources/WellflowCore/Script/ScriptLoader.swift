@@ -531,7 +531,7 @@ public struct ScriptLoader {
       if let triggerNode = entries.first(where: { $0.key == "trigger" })?.value,
         let trigger = string(triggerNode, "trigger")
       {
-        let triggers = [FlowTrigger.launch, .manual, .notification].map(\.rawValue)
+        let triggers = [FlowTrigger.launch, .manual, .notification, .event].map(\.rawValue)
         if triggers.contains(trigger) {
           request.trigger = FlowTrigger(rawValue: trigger)
         } else {

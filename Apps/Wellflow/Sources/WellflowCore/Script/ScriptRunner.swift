@@ -171,7 +171,7 @@ public final class ScriptRunner {
     func fail(_ message: String) -> StepFailure { StepFailure(position: step.position, message: message) }
     switch step.kind {
     case .launch:
-      let host = try openHost(step)
+      let host = try await openHost(step)
       await host.launch()
     case .relaunch(let clearState):
       session.close()
@@ -182,10 +182,10 @@ public final class ScriptRunner {
           throw fail("relaunch could not clear the app's data: \(error)")
         }
       }
-      let host = try openHost(step)
+      let host = try await openHost(step)
       await host.launch()
     case .start(let request):
-      let host = try openHost(step)
+      let host = try await openHost(step)
       do {
         try host.present(request)
       } catch {
@@ -228,7 +228,7 @@ public final class ScriptRunner {
     case .network(let state):
       session.connectivity.set(online: state == .online)
     case .sync:
-      _ = try openHost(step)
+      _ = try await openHost(step)
       guard let sync = session.sync else { throw fail("sync failed: the app could not start") }
       let result: SyncService.Result
       do {
@@ -267,12 +267,18 @@ public final class ScriptRunner {
     record(step, .passed, depth: depth)
   }
 
-  private func openHost(_ step: Step) throws(StepFailure) -> FlowHost {
+  /// The running app, started if it is not. A started app first fires what fell due
+  /// while it was closed (a reminder the system would have delivered meanwhile).
+  private func openHost(_ step: Step) async throws(StepFailure) -> FlowHost {
+    let wasRunning = session.host != nil
+    let host: FlowHost
     do {
-      return try session.open()
+      host = try session.open()
     } catch {
       throw StepFailure(position: step.position, message: "the app could not start: \(error)")
     }
+    if !wasRunning { await host.fireDueTimers() }
+    return host
   }
 
   private func record(_ step: Step, _ status: StepResult.Status, depth: Int, message: String? = nil) {
