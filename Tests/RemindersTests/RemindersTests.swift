@@ -92,6 +92,17 @@ struct RemindersTests {
     #expect(after == TestEnvironment.date("2026-03-30T02:30", in: zone))
   }
 
+  @Test func acrossTheSpringChangeEachDayKeepsItsLocalTimeAndTheGapDayGetsTheNextValidTime() async throws {
+    let app = try app(at: "2026-03-27T12:00")
+    try await turnOn(app, at: "02:30")
+    await app.host.advanceClock(to: TestEnvironment.date("2026-03-31T12:00", in: app.clock.timeZone))
+    let local = try await delivered(app).map { date in
+      let parts = app.clock.calendar.dateComponents([.day, .hour, .minute], from: date.date)
+      return "\(parts.day!) \(parts.hour!):\(parts.minute!)"
+    }
+    #expect(local == ["28 2:30", "29 3:0", "30 2:30", "31 2:30"])
+  }
+
   @Test func openingPresentsTheFlowAndMarksItOpened() async throws {
     let app = try app()
     try await turnOn(app, at: "09:00")
