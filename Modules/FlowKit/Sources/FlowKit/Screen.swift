@@ -152,9 +152,10 @@ public struct Element: Sendable, Equatable {
   public var accessibilityLabel: String { label }
 
   /// What a screen reader reads as the element's value, nil where it has none: a
-  /// slider's number and caption (`7, Pleasant`), a choice's chosen option labels, a text
-  /// field's text, an info's value. Buttons have none; a toggle's state is its checked
-  /// state (`aria-checked`, UIKit's switch trait), read in the reader's own language.
+  /// slider's number and caption (`7, Pleasant`), a choice's chosen option labels (in the
+  /// screen's order), a text field's text, an info's value. Buttons have none; a toggle's
+  /// state is its checked state (`aria-checked`, UIKit's switch trait), read in the
+  /// reader's own language.
   public var accessibilityValue: String? {
     switch (kind, value) {
     case (.slider(_, _, let caption), .number(let number)):
@@ -162,7 +163,7 @@ public struct Element: Sendable, Equatable {
     case (.choice(let options, _), .text(let id)):
       return options.first { $0.id == id }?.label ?? id
     case (.choice(let options, _), .list(let ids)):
-      return ids.map { id in options.first { $0.id == id }?.label ?? id }.joined(separator: ", ")
+      return options.filter { ids.contains($0.id) }.map(\.label).joined(separator: ", ")
     case (.text, .text(let text)), (.info, .text(let text)):
       return text
     case (.info, .number(let number)):
