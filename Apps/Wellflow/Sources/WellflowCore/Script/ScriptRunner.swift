@@ -192,9 +192,8 @@ public final class ScriptRunner {
         throw fail("start failed: \(error)")
       }
     case .open(let notification):
-      guard let host else {
-        throw fail("open failed: the app is not running (add `- launch` first)")
-      }
+      // Tapping a notification starts an app that is not running, without launch rules.
+      let host = try await openHost(step)
       do {
         try await RemindersFeature.open(notification, on: host)
       } catch {
