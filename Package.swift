@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
+    .library(name: "Reminders", targets: ["Reminders"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .library(name: "FlowHTML", targets: ["FlowHTML"]),
@@ -61,6 +62,9 @@ let package = Package(
       ],
       path: "Modules/Storage/Sources/Storage"
     ),
+    .target(
+      name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
+      path: "Modules/Reminders/Sources/Reminders"),
     .target(name: "Sync", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Sync/Sources/Sync"),
     .target(
       name: "ProgressBackend",
@@ -77,14 +81,17 @@ let package = Package(
     // app links: no YAML, no server, no command line.
     .target(
       name: "WellflowComposition",
-      dependencies: ["FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Sync"],
-      path: "Modules/WellflowComposition/Sources/WellflowComposition"
+      dependencies: [
+        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Sync",
+      ],
+      path: "Modules/WellflowComposition/Sources/WellflowComposition",
+      resources: [.copy("Localization")]
     ),
     .target(
       name: "WellflowCore",
       dependencies: [
-        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Storage", "Experiments", "Sync",
-        "WellflowComposition", "ProgressBackend", "FlowHTML",
+        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Experiments",
+        "Sync", "WellflowComposition", "ProgressBackend", "FlowHTML",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
@@ -130,6 +137,8 @@ let package = Package(
         "Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
+    .testTarget(
+      name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit", "FlowKitTesting"]),
@@ -139,13 +148,13 @@ let package = Package(
       name: "WellflowCompositionTests",
       dependencies: [
         "WellflowComposition", "FlowKit", "FlowKitTesting", "Onboarding", "CheckInFlow", "Journal",
-        "MoodTracking", "Storage", "Sync",
+        "MoodTracking", "Reminders", "Storage", "Sync",
       ]),
     .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend", "FlowHTML", "Sync",
-        "wellflow-http",
+        "Reminders", "wellflow-http",
       ]),
     .testTarget(
       name: "SyncTests",

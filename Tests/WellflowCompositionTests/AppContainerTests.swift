@@ -48,12 +48,13 @@ struct AppContainerTests {
     let registry = try WellflowFeatures.makeRegistry()
     #expect(
       registry.flows.map(\.id) == [
-        "onboarding", "mood.log", "mood.history", "mood.entries", "checkin", "journal",
+        "onboarding", "mood.log", "mood.history", "mood.entries", "checkin", "journal", "reminders",
       ])
     #expect(registry.launchRules.map(\.id) == ["onboarding", "checkin.daily"])
     #expect(
       Set(registry.requirements.map(\.port)) == [
         "MoodRepositoryKey", "StateOfMindStoreKey", "OutboxKey", "JournalRepositoryKey", "SyncServiceKey",
+        "NotificationSchedulerKey",
       ])
   }
 

@@ -3,6 +3,7 @@ import FlowKitTesting
 import Foundation
 import Journal
 import MoodTracking
+import Reminders
 import Sync
 import Testing
 import WellflowComposition
@@ -24,6 +25,9 @@ struct DeclaredPortsTests {
         SyncService(
           connector: NoBackend(), outbox: moods.outbox, moods: moods, clock: world.clock,
           connectivity: NetworkSwitch()))
+    case "NotificationSchedulerKey":
+      world.providing(
+        NotificationSchedulerKey.self, LocalNotificationScheduler(store: world.store, clock: world.clock))
     default: Issue.record("no test adapter for \(requirement)")
     }
   }

@@ -127,7 +127,7 @@ struct ExperimentFileTests {
       ])
     #expect(
       try problems("experiment: []") == [
-        "experiments.yaml:1:1: unknown key 'experiment' in experiment file (did you mean 'experiments'?) (keys: experiments, variants)",
+        "experiments.yaml:1:1: unknown key 'experiment' in experiment file (did you mean 'experiments'?) (keys: experiments, variants, followUps)",
         "experiments.yaml:1:1: the file has no experiments (add `experiments:` with a list of experiments)",
       ])
     #expect(

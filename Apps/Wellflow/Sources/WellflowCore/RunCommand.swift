@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import Sync
+import WellflowComposition
 
 /// Everything `wellflow run` takes (SPEC §5).
 public struct RunConfiguration: Sendable {
@@ -27,6 +28,8 @@ public struct RunConfiguration: Sendable {
   public var backendURL: String?
   public var apiKey: String?
   public var token: String?
+  /// `--locale L`: the language of scripts that name none.
+  public var locale: String?
 
   public init(paths: [String]) { self.paths = paths }
 }
@@ -64,6 +67,10 @@ public enum RunCommand {
       registry = try WellflowApp.makeRegistry()
     } catch {
       return usage("the app's features do not register: \(error)")
+    }
+    if let locale = configuration.locale, !WellflowLocalization.locales.contains(locale) {
+      return usage(
+        "unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))")
     }
     var experimentFile: ExperimentFile?
     if let path = configuration.experimentsPath {
@@ -164,7 +171,7 @@ public enum RunCommand {
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
         analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? [],
-        backend: backend, capturesScreens: configuration.htmlPath != nil))
+        backend: backend, capturesScreens: configuration.htmlPath != nil, locale: configuration.locale))
 
     let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now

@@ -29,18 +29,24 @@ public final class AppSession {
   public let experiments: ExperimentAssigner?
   /// The device's network state, which outlives relaunches.
   public let connectivity: NetworkSwitch
+  /// The language screens show in; nil is English.
+  public let locale: String?
 
   public init(
     registry: FlowRegistry, dataDirectory: URL, clock: ManualClock, userID: String,
     analytics: any AnalyticsSink, storage: StorageMode = .sqlite, experiments: ExperimentAssigner? = nil,
     backend: any BackendConnector = EmbeddedBackend(databasePath: nil),
-    connectivity: NetworkSwitch = NetworkSwitch()
+    connectivity: NetworkSwitch = NetworkSwitch(), locale: String? = nil
   ) {
     self.clock = clock
     self.experiments = experiments
     self.connectivity = connectivity
-    var install: (@MainActor (FlowHost) -> Void)?
-    if let experiments { install = { host in experiments.install(on: host) } }
+    self.locale = locale
+    let localizer = locale.flatMap(WellflowLocalization.localizer)
+    let install: @MainActor (FlowHost) -> Void = { host in
+      host.localizer = localizer
+      experiments?.install(on: host)
+    }
     container = AppContainer(
       registry: registry, storage: storage, dataDirectory: dataDirectory, userID: userID, clock: clock,
       analytics: analytics, backend: backend, connectivity: connectivity, workMode: .deferred,

@@ -133,6 +133,9 @@ struct Run: AsyncParsableCommand {
   @Option(help: "A bearer token for the backend (with --backend; `wellflow token USER` prints one).")
   var token: String?
 
+  @Option(help: "The language screens show in (en, de) for scripts that name none with `locale:`.")
+  var locale: String?
+
   func run() async throws {
     var configuration = RunConfiguration(paths: paths)
     configuration.format = format
@@ -150,12 +153,15 @@ struct Run: AsyncParsableCommand {
     configuration.backendURL = backend
     configuration.apiKey = apiKey
     configuration.token = token
+    configuration.locale = locale
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
 }
 
 extension RunConfiguration.Format: ExpressibleByArgument {}
+
+enum PlayFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
 struct Report: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -437,11 +443,19 @@ struct Play: AsyncParsableCommand {
       "Experiments and declared variants from this file: its variants can be played.", valueName: "FILE"))
   var experiments: String?
 
+  @Option(help: "The language screens show in: en (the default) or de.")
+  var locale: String?
+
+  @Option(
+    help: "How screens are printed: text, or json (one line each, with accessibility labels and values).")
+  var format: PlayFormat = .text
+
   @MainActor
   func run() async throws {
     // At a terminal the line editor shows the prompt and keeps a history (arrow keys);
     // from a pipe each command is echoed instead.
-    let configuration = PlayConfiguration(flow: flow, variant: variant, experimentsPath: experiments)
+    let configuration = PlayConfiguration(
+      flow: flow, variant: variant, experimentsPath: experiments, locale: locale, json: format == .json)
     let code: Int32
     if TerminalLineReader.isTerminal {
       let reader = TerminalLineReader()

@@ -8,6 +8,7 @@ public enum HostError: Error, Equatable, CustomStringConvertible {
   case action(ActionError)
   case queryFailed(query: String, message: String)
   case launchRuleFailed(rule: String, message: String)
+  case followUpFailed(rule: String, message: String)
 
   public var description: String {
     switch self {
@@ -20,6 +21,7 @@ public enum HostError: Error, Equatable, CustomStringConvertible {
     case .action(let error): error.description
     case .queryFailed(let query, let message): "query \(query) failed: \(message)"
     case .launchRuleFailed(let rule, let message): "launch rule \(rule) failed: \(message)"
+    case .followUpFailed(let rule, let message): "follow-up rule \(rule) failed: \(message)"
     }
   }
 }
@@ -77,6 +79,16 @@ public final class FlowHost {
     self.environment = environment
     self.work = WorkTracker(mode: workMode)
     work.onFinish = { [weak self] in self?.publish() }
+    for activation in registry.activations { activation.activate(self) }
+  }
+
+  /// Translates every screen before anyone sees it (the person's language); nil shows
+  /// the flows' own text. Ids never change with the language.
+  public var localizer: ScreenLocalizer? {
+    didSet {
+      revision &+= 1
+      publish()
+    }
   }
 
   private var observers: [Int: AsyncStream<HostChange>.Continuation] = [:]
@@ -158,7 +170,8 @@ public final class FlowHost {
     }
     let generation = revision &+ work.finishedCount
     if let cached = cachedScreen, cached.serial == top.serial, cached.generation == generation { return }
-    cachedScreen = (top.serial, generation, top.coordinator.screen)
+    let screen = top.coordinator.screen
+    cachedScreen = (top.serial, generation, localizer?.localize(screen) ?? screen)
   }
 
   public var isIdle: Bool { stack.isEmpty }
@@ -304,9 +317,38 @@ public final class FlowHost {
       }
       return
     }
+    let followUps = registry.followUpRules.filter { $0.after == entry.flow && $0.outcome == ending.outcome }
+    if !followUps.isEmpty {
+      // Rules may read storage: asked as tracked work, so a runner settles them.
+      work.run { await self.applyFollowUps(followUps, after: ending, fromLaunch: entry.fromLaunch) }
+      publish()
+      return
+    }
+    uncover(fromLaunch: entry.fromLaunch)
+  }
+
+  private func applyFollowUps(_ rules: [FollowUpRule], after ending: FlowEnding, fromLaunch: Bool) async {
+    for rule in rules {
+      do {
+        guard try await rule.applies(environment, ending) else { continue }
+        try present(rule.request, ruleID: nil, fromLaunch: fromLaunch)
+        publish()
+        return
+      } catch let error as HostError {
+        pendingProblems.append(error)
+      } catch {
+        pendingProblems.append(.followUpFailed(rule: rule.id, message: "\(error)"))
+      }
+    }
+    uncover(fromLaunch: fromLaunch)
+  }
+
+  /// After a flow ended with nothing to follow it: the flow under it is seen again, or
+  /// the launch rules are asked once more.
+  private func uncover(fromLaunch: Bool) {
     if let uncovered = stack.last {
       recordScreen(uncovered)
-    } else if entry.fromLaunch {
+    } else if fromLaunch {
       work.run { await self.applyLaunchRules() }
     }
     publish()

@@ -9,6 +9,8 @@ public struct FlowTrigger: RawRepresentable, Hashable, Sendable, CustomStringCon
   public static let manual = FlowTrigger(rawValue: "manual")
   /// A notification opened it.
   public static let notification = FlowTrigger(rawValue: "notification")
+  /// A follow-up rule presented it after another flow ended (a context check-in).
+  public static let event = FlowTrigger(rawValue: "event")
 
   public var description: String { rawValue }
 }
@@ -228,8 +230,54 @@ public struct LaunchRule: Sendable {
   }
 }
 
+/// A context check-in: when flow `after` ends with `outcome` and `applies` holds, the
+/// host presents `request` on top of whatever is shown, with trigger `event`. A flow
+/// whose own output names a next flow (a check-in asking for the journal) goes there
+/// instead; of several rules for the same ending, the first registered that applies wins.
+///
+///     registry.register(FollowUpRule(id: "low-mood-journal", after: "mood.log",
+///         present: FlowRequest(flow: "journal")) { environment, ending in
+///       (ending.output as? MoodEntry).map { $0.score <= 3 } ?? false
+///     })
+public struct FollowUpRule: Sendable {
+  public let id: String
+  /// The flow whose ending is watched.
+  public let after: String
+  public let outcome: FlowEnding.Outcome
+  /// What to present; its trigger is always `event`.
+  public let request: FlowRequest
+  public let applies: @MainActor (HostEnvironment, FlowEnding) async throws -> Bool
+
+  public init(
+    id: String, after: String, outcome: FlowEnding.Outcome = .completed, present request: FlowRequest,
+    applies: @escaping @MainActor (HostEnvironment, FlowEnding) async throws -> Bool = { _, _ in true }
+  ) {
+    self.id = id
+    self.after = after
+    self.outcome = outcome
+    var request = request
+    request.trigger = .event
+    self.request = request
+    self.applies = applies
+  }
+}
+
+/// Work a feature starts beside its flows whenever a host is made (reminders arming
+/// their delivery on the host's clock). It runs once per host, after composition.
+public struct HostActivation: Sendable {
+  public let id: String
+  public let activate: @MainActor (FlowHost) -> Void
+
+  public init(id: String, activate: @escaping @MainActor (FlowHost) -> Void) {
+    self.id = id
+    self.activate = activate
+  }
+}
+
 public enum RegistryError: Error, Equatable, CustomStringConvertible {
   case duplicateFlow(String)
+  case duplicateFollowUp(String)
+  case followUpNamesUnknownFlow(rule: String, flow: String)
   case duplicateQuery(String)
   case duplicateRule(String)
   case unknownDefaultVariant(flow: String, variant: String)
@@ -243,6 +291,9 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     switch self {
     case .duplicateFlow(let id): "a flow with id '\(id)' is already registered"
     case .duplicateQuery(let id): "a query with id '\(id)' is already registered"
+    case .duplicateFollowUp(let id): "a follow-up rule with id '\(id)' is already registered"
+    case .followUpNamesUnknownFlow(let rule, let flow):
+      "follow-up rule '\(rule)' names '\(flow)', which is not registered"
     case .duplicateRule(let id): "a launch rule with id '\(id)' is already registered"
     case .unknownDefaultVariant(let flow, let variant):
       "flow '\(flow)' names default variant '\(variant)', which is not among its variants"
@@ -279,6 +330,9 @@ public struct FlowRegistry: Sendable {
   public private(set) var flows: [FlowDefinition] = []
   public private(set) var queries: [QueryDefinition] = []
   public private(set) var launchRules: [LaunchRule] = []
+  /// Context check-ins, in registration order. None is active unless registered.
+  public private(set) var followUpRules: [FollowUpRule] = []
+  public private(set) var activations: [HostActivation] = []
   /// The ports each registered feature declared, in registration order.
   public private(set) var requirements: [ServiceRequirement] = []
 
@@ -355,6 +409,16 @@ public struct FlowRegistry: Sendable {
     launchRules.sort { ($1.priority, $0.id) < ($0.priority, $1.id) }
   }
 
+  public mutating func register(_ rule: FollowUpRule) throws(RegistryError) {
+    guard !followUpRules.contains(where: { $0.id == rule.id }) else { throw .duplicateFollowUp(rule.id) }
+    followUpRules.append(rule)
+  }
+
+  public mutating func register(_ activation: HostActivation) {
+    activations.removeAll { $0.id == activation.id }
+    activations.append(activation)
+  }
+
   /// Registers a feature and records the ports it declared (`requiredServices`), so
   /// `FlowHost.compose` can check them before any flow runs.
   public mutating func register(_ feature: any FlowFeature.Type) throws(RegistryError) {
@@ -384,6 +448,11 @@ public struct FlowRegistry: Sendable {
   public func validate() throws(RegistryError) {
     for rule in launchRules where flow(rule.request.flow) == nil {
       throw .ruleNamesUnknownFlow(rule: rule.id, flow: rule.request.flow)
+    }
+    for rule in followUpRules {
+      for flow in [rule.after, rule.request.flow] where self.flow(flow) == nil {
+        throw .followUpNamesUnknownFlow(rule: rule.id, flow: flow)
+      }
     }
   }
 

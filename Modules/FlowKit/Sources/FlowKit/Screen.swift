@@ -148,6 +148,31 @@ public struct Element: Sendable, Equatable {
     self.value = value
   }
 
+  /// What a screen reader names the element by: its visible label.
+  public var accessibilityLabel: String { label }
+
+  /// What a screen reader reads as the element's value, nil where it has none: a
+  /// slider's number and caption (`7, Pleasant`), a choice's chosen option labels (in the
+  /// screen's order), a text field's text, an info's value. Buttons have none; a toggle's
+  /// state is its checked state (`aria-checked`, UIKit's switch trait), read in the
+  /// reader's own language.
+  public var accessibilityValue: String? {
+    switch (kind, value) {
+    case (.slider(_, _, let caption), .number(let number)):
+      return caption.map { "\(formatNumber(number)), \($0)" } ?? formatNumber(number)
+    case (.choice(let options, _), .text(let id)):
+      return options.first { $0.id == id }?.label ?? id
+    case (.choice(let options, _), .list(let ids)):
+      return options.filter { ids.contains($0.id) }.map(\.label).joined(separator: ", ")
+    case (.text, .text(let text)), (.info, .text(let text)):
+      return text
+    case (.info, .number(let number)):
+      return formatNumber(number)
+    default:
+      return nil
+    }
+  }
+
   public static func button(_ id: String, _ label: String, enabled: Bool = true) -> Element {
     Element(id: id, label: label, kind: .button, isEnabled: enabled)
   }

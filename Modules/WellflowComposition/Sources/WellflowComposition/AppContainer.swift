@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import Journal
 import MoodTracking
+import Reminders
 import Storage
 import Sync
 
@@ -117,6 +118,9 @@ public final class AppContainer {
       services[StateOfMindStoreKey.self] = memory.health
       services[OutboxKey.self] = memory.outbox
     }
+    // Reminders keep what they scheduled and delivered in the user's store (SQLite in
+    // the app) and deliver on the host's clock.
+    services[NotificationSchedulerKey.self] = LocalNotificationScheduler(store: keyValueStore, clock: clock)
     customizeServices?(&services)
     let sync: SyncService
     if services.has(SyncServiceKey.self) {

@@ -3,6 +3,7 @@ import FlowKit
 import Journal
 import MoodTracking
 import Onboarding
+import Reminders
 import Sync
 
 /// The features the app ships. Their order does not change what the app does: launch
@@ -12,7 +13,7 @@ import Sync
 public enum WellflowFeatures {
   public static let all: [any FlowFeature.Type] = [
     OnboardingFeature.self, MoodTrackingFeature.self, CheckInFeature.self, JournalFeature.self,
-    SyncFeature.self,
+    SyncFeature.self, RemindersFeature.self,
   ]
 
   /// Registers `features` and checks what can only be checked once all registered.

@@ -13,7 +13,7 @@ public struct DeclaredVariant: Sendable, Equatable {
 
 /// An experiment file (SPEC §6), checked against the registered flows: `experiments:`
 /// (GrowthBook definitions whose variations name flow variants) and `variants:`
-/// (new variants made of a flow's steps).
+/// (new variants made of a flow's steps) and `followUps:` (context check-ins).
 public struct ExperimentFile: Sendable {
   public var path: String
   /// In file order: when several experiments share a flow, the first that includes a user
@@ -28,7 +28,7 @@ public struct ExperimentFile: Sendable {
     Dictionary(experiments.map { ($0.key, $0.variations) }, uniquingKeysWith: { first, _ in first })
   }
 
-  public static let topLevelKeys = ["experiments", "variants"]
+  public static let topLevelKeys = ["experiments", "variants", "followUps"]
   public static let experimentKeys = [
     "key", "flow", "variations", "weights", "coverage", "hashVersion", "condition", "hashAttribute", "seed",
     "namespace",
@@ -85,10 +85,22 @@ private struct ExperimentFileLoader {
     if let node = entries.first(where: { $0.key == "variants" })?.value {
       variants = declaredVariants(node)
     }
+    var hasFollowUps = false
+    if let node = entries.first(where: { $0.key == "followUps" })?.value {
+      // After the variants: a follow-up may present one.
+      var reader = ScriptLoader(vocabulary: ScriptVocabulary(registry: registry))
+      let declarations = reader.followUpDeclarations(node)
+      problems += reader.reportedProblems
+      switch registry.registering(declarations) {
+      case .success(let withRules): registry = withRules
+      case .failure(let problem): problems.append(problem)
+      }
+      hasFollowUps = true
+    }
     var experiments: [FlowExperiment] = []
     if let node = entries.first(where: { $0.key == "experiments" })?.value {
       experiments = experimentList(node)
-    } else {
+    } else if !hasFollowUps {
       report(root.position, "the file has no experiments (add `experiments:` with a list of experiments)")
     }
     return ExperimentFile(path: path, experiments: experiments, variants: variants, registry: registry)

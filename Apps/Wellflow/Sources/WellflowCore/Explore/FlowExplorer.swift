@@ -70,6 +70,9 @@ public struct Exploration: Sendable {
   public var stoppedEarly: Bool
   public var limit: String?
   public var graph: FlowGraph
+  /// Every text a person could read on the screens reached (titles, messages, labels,
+  /// options, captions, alerts), in the explored language.
+  public var shownTexts: Set<String>
 }
 
 public enum ExploreError: Error, CustomStringConvertible {
@@ -120,6 +123,8 @@ public final class FlowExplorer {
     public var maxStates: Int?
     /// How often a progress line is written while exploring.
     public var progressInterval: Duration
+    /// The language screens show in; nil is English.
+    public var locale: String?
 
     public init(
       flow: String, variant: String? = nil, depth: Int = FlowExplorer.defaultDepth, maxSequences: Int? = nil,
@@ -131,6 +136,13 @@ public final class FlowExplorer {
       self.maxSequences = maxSequences
       self.maxStates = maxStates
       self.progressInterval = progressInterval
+    }
+
+    public init(
+      flow: String, variant: String? = nil, depth: Int = FlowExplorer.defaultDepth, locale: String?
+    ) {
+      self.init(flow: flow, variant: variant, depth: depth)
+      self.locale = locale
     }
   }
 
@@ -157,6 +169,7 @@ public final class FlowExplorer {
   /// Every state found, by fingerprint.
   private var states: Set<String> = []
   private var reachedScreens: Set<String> = []
+  private var shownTexts: Set<String> = []
   private var edges = 0
   private var completed = 0
   private var cancelled = 0
@@ -248,7 +261,8 @@ public final class FlowExplorer {
       cancelled: cancelled, shortestCompletion: shortestCompletion,
       shortestCancellation: shortestCancellation,
       violations: violations, problems: problems, declaredScreens: declared, unreachedScreens: unreached,
-      deepest: deepest, exhausted: exhausted, stoppedEarly: stoppedEarly, limit: limit, graph: graph)
+      deepest: deepest, exhausted: exhausted, stoppedEarly: stoppedEarly, limit: limit, graph: graph,
+      shownTexts: shownTexts)
   }
 
   /// The declared screens the variant is expected to show. A flow declares the screens
@@ -539,6 +553,7 @@ public final class FlowExplorer {
     if let screen = state.screen {
       check(screen, steps)
       onScreen?(screen)
+      shownTexts.formUnion(screen.visibleText)
     }
   }
 
@@ -601,7 +616,7 @@ public final class FlowExplorer {
     let session = AppSession(
       registry: observed, dataDirectory: URL(fileURLWithPath: "/dev/null"),
       clock: ManualClock(now: Self.startDate, timeZone: TimeZone(identifier: "UTC")!), userID: "user-1",
-      analytics: DiscardingAnalyticsSink(), storage: .memory)
+      analytics: DiscardingAnalyticsSink(), storage: .memory, locale: options.locale)
     let host: FlowHost
     do {
       host = try session.open()

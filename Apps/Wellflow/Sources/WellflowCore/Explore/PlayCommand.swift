@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import WellflowComposition
 
 public struct PlayConfiguration: Sendable {
   public var flow: String
@@ -8,11 +9,20 @@ public struct PlayConfiguration: Sendable {
   /// `--experiments FILE`: its declared variants can be played; its experiments choose
   /// the variant when none is given.
   public var experimentsPath: String?
+  /// The language screens show in; nil is English.
+  public var locale: String?
+  /// Screens as text (the default) or as one line of JSON each, with accessibility labels
+  /// and value texts.
+  public var json = false
 
-  public init(flow: String, variant: String? = nil, experimentsPath: String? = nil) {
+  public init(
+    flow: String, variant: String? = nil, experimentsPath: String? = nil, locale: String? = nil, json: Bool = false
+  ) {
     self.flow = flow
     self.variant = variant
     self.experimentsPath = experimentsPath
+    self.locale = locale
+    self.json = json
   }
 }
 
@@ -31,6 +41,12 @@ public enum PlayCommand {
     _ configuration: PlayConfiguration, registry: FlowRegistry? = nil, readLine: () -> String?,
     prompt: (@Sendable (String) -> Void)? = nil, console: Console = .standard
   ) async -> Int32 {
+    if let locale = configuration.locale, !WellflowLocalization.locales.contains(locale) {
+      console.err(
+        "error: unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))"
+      )
+      return 2
+    }
     let session: AppSession
     let host: FlowHost
     do {
@@ -53,7 +69,8 @@ public enum PlayCommand {
         dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
         userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory,
-        experiments: experiments.isEmpty ? nil : ExperimentAssigner(experiments: experiments))
+        experiments: experiments.isEmpty ? nil : ExperimentAssigner(experiments: experiments),
+        locale: configuration.locale)
       host = try session.open()
       try host.present(FlowRequest(flow: configuration.flow, variant: configuration.variant))
     } catch {
@@ -69,7 +86,7 @@ public enum PlayCommand {
     var drawing = PlayScreen()
     console.out("playing \(current.flow) (variant \(current.variant)); type `help` for the commands")
     report(host.takeProblems(), console)
-    if let screen = host.screen { console.out(drawing.describe(screen)) }
+    if let screen = host.screen { console.out(show(screen, configuration, &drawing)) }
 
     while true {
       prompt?("> ")
@@ -86,7 +103,7 @@ public enum PlayCommand {
       case .success(.help):
         console.out(PlayInput.commands)
       case .success(.screen):
-        if let screen = host.screen { console.out(drawing.describe(screen, full: true)) }
+        if let screen = host.screen { console.out(show(screen, configuration, &drawing, full: true)) }
       case .success(.quit):
         console.out("left \(current.flow) on \(host.screenID ?? "no screen")")
         return 0
@@ -112,9 +129,17 @@ public enum PlayCommand {
               : "\(ending(of: current.flow, host: host)) (variant \(top.variant)); playing on")
           current = top
         }
-        if let screen = host.screen { console.out(drawing.describe(screen)) }
+        if let screen = host.screen { console.out(show(screen, configuration, &drawing)) }
       }
     }
+  }
+
+  /// The screen as text (labels, options once per screen unless `full`) or as one line
+  /// of JSON with accessibility labels and values.
+  private static func show(
+    _ screen: Screen, _ configuration: PlayConfiguration, _ drawing: inout PlayScreen, full: Bool = false
+  ) -> String {
+    configuration.json ? ScreenDump.json(screen, showingTypedText: true) : drawing.describe(screen, full: full)
   }
 
   private static func ending(of flow: String, host: FlowHost) -> String {

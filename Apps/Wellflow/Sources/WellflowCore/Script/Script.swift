@@ -17,6 +17,10 @@ public struct Script: Sendable {
   /// `start` read in `timeZone`.
   public var startDate: Date { calendar.date(from: start) ?? Date(timeIntervalSince1970: 0) }
   public var experiments: [String: String]
+  /// The language screens show in (`locale:`); nil leaves it to the runner.
+  public var locale: String?
+  /// Context check-ins the script declares (`followUps:`).
+  public var followUps: [FollowUpDeclaration]
   public var steps: [Step]
 
   public static let defaultUser = "user-1"
@@ -30,6 +34,8 @@ public struct Script: Sendable {
     self.timeZone = TimeZone(identifier: "UTC")!
     self.calendar = ManualClock.gregorian(in: timeZone)
     self.experiments = [:]
+    self.locale = nil
+    self.followUps = []
     self.steps = []
   }
 }
@@ -48,6 +54,8 @@ public indirect enum StepKind: Sendable {
   /// With `clearState`, the app's local data is wiped first (a new install, same account).
   case relaunch(clearState: Bool)
   case start(FlowRequest)
+  /// The person opens the latest delivered, unopened notification with this id.
+  case open(notification: String)
   case action(UserAction)
   case expect([Condition])
   case advance(ClockAdvance)
@@ -74,6 +82,8 @@ public enum Condition: Sendable {
   case screen(String)
   case alert(String?)
   case idle(Bool)
+  /// A notification with this id is delivered and unopened; nil: none is.
+  case notification(String?)
   case topFlow(String)
   case outcome(flow: String, FlowEnding.Outcome)
   case enabled(String)

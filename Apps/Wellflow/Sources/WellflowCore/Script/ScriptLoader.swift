@@ -1,5 +1,7 @@
 import FlowKit
 import Foundation
+import Reminders
+import WellflowComposition
 
 /// What scripts may name, taken from the registry: flows and their variants, the
 /// declared screens, elements and alerts, the queries with their types.
@@ -16,6 +18,10 @@ public struct ScriptVocabulary: Sendable {
   var experiments: Set<String>?
   /// Variation names by experiment key, when an experiment file gave them.
   var experimentVariations: [String: [String]] = [:]
+  /// Notification ids `open` and `expect: {notification}` may name.
+  var notifications: Set<String>
+  /// Languages `locale:` may name.
+  var locales: [String] = WellflowLocalization.locales
 
   /// `experiments` are the variation names by experiment key from `--experiments FILE`;
   /// nil when no file was given (then a script may force none).
@@ -34,6 +40,8 @@ public struct ScriptVocabulary: Sendable {
     queries = Dictionary(uniqueKeysWithValues: registry.queries.map { ($0.id, $0.type) })
     textFields = Set(declared.flatMap(\.textFields))
     freeTextQueries = Set(registry.queries.filter(\.isFreeText).map(\.id))
+    notifications =
+      registry.flow(RemindersFeature.flowID) == nil ? [] : Set(RemindersFeature.notificationFlows.keys)
     self.experiments = experiments
   }
 }
@@ -60,11 +68,13 @@ public struct ScriptLoader {
   /// The most a `repeat` may say.
   static let maxRepeat = 100_000
 
-  static let topLevelKeys = ["name", "tags", "user", "start", "timezone", "experiments", "env", "steps"]
+  static let topLevelKeys = [
+    "name", "tags", "user", "start", "timezone", "locale", "experiments", "followUps", "env", "steps",
+  ]
   static let subScriptKeys = ["name", "tags", "env", "steps"]
   static let commands = [
     "launch", "relaunch", "start", "tap", "select", "enter", "set", "toggle", "back", "close", "expect",
-    "advance", "network", "sync", "run", "repeat", "if",
+    "advance", "network", "sync", "run", "repeat", "if", "open",
   ]
   static let argumentless: Set<String> = ["launch", "back", "close", "sync"]
   /// Commands whose value may be left out.
@@ -159,6 +169,18 @@ public struct ScriptLoader {
     }
     if let experiments = entries.first(where: { $0.key == "experiments" })?.value {
       script.experiments = forcedVariations(experiments)
+    }
+    if let node = entries.first(where: { $0.key == "locale" })?.value, let locale = string(node, "locale") {
+      if vocabulary.locales.contains(locale) {
+        script.locale = locale
+      } else {
+        report(
+          node.position,
+          "unknown locale '\(clipped(locale))' (locales: \(vocabulary.locales.joined(separator: ", ")))")
+      }
+    }
+    if let node = entries.first(where: { $0.key == "followUps" })?.value {
+      script.followUps = followUpDeclarations(node)
     }
     script.steps = steps(in: entries, of: root, directory: directory(of: path), variables: variables)
     return script
@@ -397,6 +419,13 @@ public struct ScriptLoader {
         return nil
       }
       return make(.repeat(times: times, steps: bodySteps), "repeat \(times) times")
+    case "open":
+      guard let id = string(argument!, "open") else { return nil }
+      guard vocabulary.notifications.contains(id) else {
+        report(argument!.position, "unknown notification '\(clipped(id))'\(notificationList(id))")
+        return nil
+      }
+      return make(.open(notification: id), "open \(id)")
     case "if":
       let conditions = conditions(argument!)
       guard let thenNode = extra.first(where: { $0.key == "then" })?.value else {
@@ -502,7 +531,7 @@ public struct ScriptLoader {
       if let triggerNode = entries.first(where: { $0.key == "trigger" })?.value,
         let trigger = string(triggerNode, "trigger")
       {
-        let triggers = [FlowTrigger.launch, .manual, .notification].map(\.rawValue)
+        let triggers = [FlowTrigger.launch, .manual, .notification, .event].map(\.rawValue)
         if triggers.contains(trigger) {
           request.trigger = FlowTrigger(rawValue: trigger)
         } else {
@@ -586,7 +615,10 @@ public struct ScriptLoader {
       report(node.position, "expect takes a mapping of conditions, got \(node.described)")
       return []
     }
-    let keys = ["screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data"]
+    let keys = [
+      "screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data",
+      "notification",
+    ]
     checkKeys(entries, allowed: keys, what: "expect")
     var conditions: [Condition] = []
     let flow = entries.first(where: { $0.key == "flow" })
@@ -614,6 +646,15 @@ public struct ScriptLoader {
         }
       case "idle":
         if let idle = bool(value, "idle") { conditions.append(.idle(idle)) }
+      case "notification":
+        if value.value.isNull {
+          conditions.append(.notification(nil))
+        } else if let id = string(value, "notification") {
+          if !vocabulary.notifications.contains(id) {
+            report(value.position, "unknown notification '\(clipped(id))'\(notificationList(id))")
+          }
+          conditions.append(.notification(id))
+        }
       case "flow":
         guard let id = string(value, "flow") else { continue }
         if vocabulary.flows[id] == nil {
@@ -677,6 +718,86 @@ public struct ScriptLoader {
     }
     return conditions
   }
+
+  private func notificationList(_ id: String) -> String {
+    let known = vocabulary.notifications.sorted()
+    guard !known.isEmpty else { return " (no registered feature sends notifications)" }
+    return suggestion(id, among: known) + " (notifications: \(known.joined(separator: ", ")))"
+  }
+
+  /// Context check-ins under `followUps:`: a list of `{id?, after, outcome?, when?, present}`.
+  mutating func followUpDeclarations(_ node: YNode) -> [FollowUpDeclaration] {
+    guard let items = node.items else {
+      report(node.position, "followUps takes a list of {after, when, present}, got \(node.typeName)")
+      return []
+    }
+    var declarations: [FollowUpDeclaration] = []
+    var ids = Set<String>()
+    for (index, item) in items.enumerated() {
+      guard let entries = item.entries else {
+        report(item.position, "a follow-up is a mapping {after, when, present}, got \(item.typeName)")
+        continue
+      }
+      checkKeys(entries, allowed: ["id", "after", "outcome", "when", "present"], what: "follow-up")
+      func field(_ name: String) -> YNode? { entries.first { $0.key == name }?.value }
+      guard let afterNode = field("after") else {
+        report(item.position, "a follow-up needs `after` (the flow whose ending it follows)")
+        continue
+      }
+      guard let after = string(afterNode, "after") else { continue }
+      if vocabulary.flows[after] == nil {
+        report(
+          afterNode.position,
+          "unknown flow '\(clipped(after))'\(suggestion(after, among: Array(vocabulary.flows.keys)))")
+      }
+      var outcome = FlowEnding.Outcome.completed
+      if let node = field("outcome"), let text = string(node, "outcome") {
+        if let parsed = FlowEnding.Outcome(rawValue: text) {
+          outcome = parsed
+        } else {
+          report(node.position, "outcome is completed or cancelled, got '\(clipped(text))'")
+        }
+      }
+      var checks: [(query: String, matcher: Matcher)] = []
+      if let node = field("when") {
+        if let pairs = node.entries {
+          for pair in pairs {
+            guard let type = vocabulary.queries[pair.key] else {
+              report(
+                pair.keyPosition,
+                "unknown query '\(clipped(pair.key))'\(suggestion(pair.key, among: Array(vocabulary.queries.keys)))"
+              )
+              continue
+            }
+            if let matcher = matcher(pair.value, type: type, what: pair.key) {
+              checks.append((pair.key, matcher))
+            }
+          }
+        } else {
+          report(node.position, "when takes {query: value}, got \(node.typeName)")
+        }
+      }
+      guard let presentNode = field("present") else {
+        report(item.position, "a follow-up needs `present` (the flow to offer)")
+        continue
+      }
+      guard var request = flowRequest(presentNode) else { continue }
+      request.trigger = .event
+      var id = "\(after)->\(request.flow)"
+      if let node = field("id") { id = string(node, "id") ?? id }
+      if !ids.insert(id).inserted {
+        id += "#\(index + 1)"
+        if !ids.insert(id).inserted { report(item.position, "follow-up id '\(clipped(id))' is given twice") }
+      }
+      declarations.append(
+        FollowUpDeclaration(
+          id: id, after: after, outcome: outcome, when: checks, present: request, position: item.position))
+    }
+    return declarations
+  }
+
+  /// Problems found so far (an experiment file's loader reads follow-ups through this type).
+  var reportedProblems: [ScriptProblem] { problems }
 
   /// An expected value, checked against the query's type where it is known.
   /// `{value: {notes: text field, 5 characters}}`: conditions as transcripts show them,

@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import Reminders
 import Sync
 import WellflowComposition
 
@@ -64,13 +65,16 @@ public final class ScriptRunner {
     public var backend: BackendChoice
     /// Keep the screen after each step in its result (for an HTML report).
     public var capturesScreens: Bool
+    /// The language of scripts that name none (`--locale`); nil is English.
+    public var locale: String?
 
     public init(
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
       storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = [],
-      backend: BackendChoice = .embedded, capturesScreens: Bool = false
+      backend: BackendChoice = .embedded, capturesScreens: Bool = false, locale: String? = nil
     ) {
       self.capturesScreens = capturesScreens
+      self.locale = locale
       self.dataDirectory = dataDirectory
       self.analytics = analytics
       self.storage = storage
@@ -118,13 +122,25 @@ public final class ScriptRunner {
       embedded = nil
       backend = FixedBackendConnector(credentials: credentials, transport: HTTPAgentTransport.shared)
     }
+    var registry = registry
+    if !script.followUps.isEmpty {
+      switch registry.registering(script.followUps) {
+      case .success(let withRules): registry = withRules
+      case .failure(let problem):
+        return ScriptResult(
+          name: script.name, file: script.file, user: user, tags: script.tags, steps: [],
+          failure: ScriptResult.Failure(
+            position: problem.position, message: problem.message, currentScreen: "current screen: none"),
+          durationSeconds: 0)
+      }
+    }
     session = AppSession(
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
       userID: user, analytics: options.analytics, storage: storage,
       experiments: options.experiments.isEmpty
         ? nil : ExperimentAssigner(experiments: options.experiments, forced: script.experiments),
-      backend: backend)
+      backend: backend, locale: script.locale ?? options.locale)
     steps = []
     var failure: ScriptResult.Failure?
     do {
@@ -169,7 +185,7 @@ public final class ScriptRunner {
     func fail(_ message: String) -> StepFailure { StepFailure(position: step.position, message: message) }
     switch step.kind {
     case .launch:
-      let host = try openHost(step)
+      let host = try await openHost(step)
       await host.launch()
     case .relaunch(let clearState):
       session.close()
@@ -180,14 +196,22 @@ public final class ScriptRunner {
           throw fail("relaunch could not clear the app's data: \(error)")
         }
       }
-      let host = try openHost(step)
+      let host = try await openHost(step)
       await host.launch()
     case .start(let request):
-      let host = try openHost(step)
+      let host = try await openHost(step)
       do {
         try host.present(request)
       } catch {
         throw fail("start failed: \(error)")
+      }
+    case .open(let notification):
+      // Tapping a notification starts an app that is not running, without launch rules.
+      let host = try await openHost(step)
+      do {
+        try await RemindersFeature.open(notification, on: host)
+      } catch {
+        throw fail("open failed: \(error)")
       }
     case .action(let action):
       guard let host else {
@@ -217,7 +241,7 @@ public final class ScriptRunner {
     case .network(let state):
       session.connectivity.set(online: state == .online)
     case .sync:
-      _ = try openHost(step)
+      _ = try await openHost(step)
       guard let sync = session.sync else { throw fail("sync failed: the app could not start") }
       let result: SyncService.Result
       do {
@@ -256,12 +280,18 @@ public final class ScriptRunner {
     record(step, .passed, depth: depth, started: started)
   }
 
-  private func openHost(_ step: Step) throws(StepFailure) -> FlowHost {
+  /// The running app, started if it is not. A started app first fires what fell due
+  /// while it was closed (a reminder the system would have delivered meanwhile).
+  private func openHost(_ step: Step) async throws(StepFailure) -> FlowHost {
+    let wasRunning = session.host != nil
+    let host: FlowHost
     do {
-      return try session.open()
+      host = try session.open()
     } catch {
       throw StepFailure(position: step.position, message: "the app could not start: \(error)")
     }
+    if !wasRunning { await host.fireDueTimers() }
+    return host
   }
 
   private func record(
@@ -288,6 +318,24 @@ public final class ScriptRunner {
       let actual = screen?.alert?.id
       guard actual != expected else { return nil }
       return "alert is \(actual ?? "none"), expected \(expected ?? "none")"
+    case .notification(let expected):
+      guard let host = try? session.open() else { return "the app could not start to read its notifications" }
+      do {
+        let unopened = try await host.environment.services[NotificationSchedulerKey.self].delivered().filter {
+          !$0.opened
+        }
+        if let expected {
+          return unopened.contains { $0.id == expected }
+            ? nil
+            : "no \(expected) notification is delivered and unopened"
+              + (unopened.isEmpty ? "" : " (unopened: \(unopened.map(\.id).joined(separator: ", ")))")
+        }
+        return unopened.isEmpty
+          ? nil
+          : "\(unopened.count) notification(s) delivered and unopened (\(unopened.map(\.id).joined(separator: ", "))), expected none"
+      } catch {
+        return "the notifications could not be read: \(error)"
+      }
     case .idle(let expected):
       let idle = host?.isIdle ?? true
       guard idle != expected else { return nil }
