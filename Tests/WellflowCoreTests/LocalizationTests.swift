@@ -13,7 +13,7 @@ struct LocalizationTests {
   /// Words German writes as English does. Any other German value equal to its key is
   /// English left untranslated.
   static let sameInBothLanguages: Set<String> = [
-    "OK", "Neutral", "Fitness", "Dating", "Phase", "%@ (%@, %@)", "%@, %@: %@",
+    "OK", "Neutral", "Fitness", "Dating", "Phase", "%@ (%@, %@)", "%@, %@: %@", "%@ %@ · %@/10 · %@",
   ]
 
   /// Text that is not copy: numbers, dates and times a flow fills in.

@@ -36,8 +36,11 @@ struct PreviewServerTests {
     return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
   }
 
-  func withServer(experiments: String? = nil, _ body: (URL) async throws -> Void) async throws {
-    let server = PreviewServer(session: try PreviewSession.make(experimentsPath: experiments), port: 0)
+  func withServer(experiments: String? = nil, locale: String? = nil, _ body: (URL) async throws -> Void)
+    async throws
+  {
+    let server = PreviewServer(
+      session: try PreviewSession.make(experimentsPath: experiments, locale: locale), port: 0)
     let url = try await server.start()
     #expect(url.host == "127.0.0.1")
     do {
@@ -108,6 +111,25 @@ struct PreviewServerTests {
       let file = workspace.write("from-preview.yaml", script)
       let outcome = await wellflowRun([file])
       #expect(outcome.code == 0, "\(outcome.errText)")
+    }
+  }
+
+  @Test func withALocaleScreensShowInItAndTheCopiedScriptSaysSo() async throws {
+    try await withServer(locale: "de") { url in
+      var state = try await request(url, "/api/command", post: PreviewCommand(command: "launch")).state()
+      #expect(state.screen == "onboarding.welcome")
+      #expect(state.screenHTML.contains("Willkommen bei Wellflow"))
+      #expect(state.screenHTML.contains(">Weiter</button>"))
+      #expect(!state.screenHTML.contains("Welcome to Wellflow"))
+      state = try await request(url, "/api/command", post: action("tap", "continue")).state()
+      let script = try await request(url, "/api/script").text
+      #expect(script.contains("\nlocale: de\n"))
+      let file = workspace.write("german.yaml", script)
+      let outcome = await wellflowRun([file])
+      #expect(outcome.code == 0, "\(outcome.errText)")
+    }
+    #expect(throws: PreviewError("unknown locale 'fr' (locales: en, de)")) {
+      try PreviewSession.make(experimentsPath: nil, locale: "fr")
     }
   }
 

@@ -636,6 +636,7 @@ struct Preview: AsyncParsableCommand {
       Examples:
         wellflow preview                   then open http://127.0.0.1:8300
         wellflow preview --port 0 --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+        wellflow preview --locale de       the screens in German
       """)
 
   @Option(help: "The port to listen on (0 picks a free one).")
@@ -647,6 +648,9 @@ struct Preview: AsyncParsableCommand {
       valueName: "FILE"))
   var experiments: String?
 
+  @Option(help: "The language screens show in: en (the default) or de.")
+  var locale: String?
+
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0…65535, got \(port)") }
   }
@@ -655,7 +659,7 @@ struct Preview: AsyncParsableCommand {
   func run() async throws {
     let session: PreviewSession
     do {
-      session = try PreviewSession.make(experimentsPath: experiments)
+      session = try PreviewSession.make(experimentsPath: experiments, locale: locale)
     } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       throw ExitCode(2)

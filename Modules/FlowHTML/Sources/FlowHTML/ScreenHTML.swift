@@ -48,31 +48,14 @@ public enum ScreenHTML {
     return html
   }
 
-  /// The accessibility value text of an element with a value: a slider's number and
-  /// caption (`7, Pleasant`), a choice's chosen labels, a toggle's state, a field's text
-  /// (or its length when typed text is not shown).
+  /// The accessibility value text: the element's own (`Element.accessibilityValue`), except
+  /// that typed text shows as its length where typed text is not shown.
   public static func accessibilityValue(_ element: Element, showsTypedText: Bool) -> String? {
-    switch element.kind {
-    case .button: return nil
-    case .choice(let options, _):
-      let chosen = chosenIDs(element.value)
-      let labels = options.filter { chosen.contains($0.id) }.map(\.label)
-      return labels.isEmpty ? "none" : labels.joined(separator: ", ")
-    case .text:
-      guard case .text(let text) = element.value else { return "" }
-      return showsTypedText ? text : describeFreeText(text)
-    case .slider(_, _, let caption):
-      let number = if case .number(let value) = element.value { formatNumber(value) } else { "none" }
-      return caption.map { "\(number), \($0)" } ?? number
-    case .toggle:
-      return element.value == .bool(true) ? "on" : "off"
-    case .info:
-      switch element.value {
-      case .text(let text): return text
-      case .none: return "none"
-      default: return element.value.description
-      }
+    if case .text = element.kind, !showsTypedText {
+      guard case .text(let text) = element.value else { return nil }
+      return describeFreeText(text)
     }
+    return element.accessibilityValue
   }
 
   static func chosenIDs(_ value: ElementValue) -> [String] {

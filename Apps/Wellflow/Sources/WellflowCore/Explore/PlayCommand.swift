@@ -16,7 +16,8 @@ public struct PlayConfiguration: Sendable {
   public var json = false
 
   public init(
-    flow: String, variant: String? = nil, experimentsPath: String? = nil, locale: String? = nil, json: Bool = false
+    flow: String, variant: String? = nil, experimentsPath: String? = nil, locale: String? = nil,
+    json: Bool = false
   ) {
     self.flow = flow
     self.variant = variant
@@ -139,7 +140,8 @@ public enum PlayCommand {
   private static func show(
     _ screen: Screen, _ configuration: PlayConfiguration, _ drawing: inout PlayScreen, full: Bool = false
   ) -> String {
-    configuration.json ? ScreenDump.json(screen, showingTypedText: true) : drawing.describe(screen, full: full)
+    configuration.json
+      ? ScreenDump.json(screen, showingTypedText: true) : drawing.describe(screen, full: full)
   }
 
   private static func ending(of flow: String, host: FlowHost) -> String {

@@ -117,12 +117,19 @@ public final class PreviewSession {
   private let start = Script(file: "").start
   private let timeZone = TimeZone(identifier: "UTC")!
 
-  public init(registry: FlowRegistry, experiments: [FlowExperiment] = [], experimentsPath: String? = nil)
+  /// The language screens show in (`--locale`); nil is English.
+  public let locale: String?
+
+  public init(
+    registry: FlowRegistry, experiments: [FlowExperiment] = [], experimentsPath: String? = nil,
+    locale: String? = nil
+  )
     throws
   {
     self.registry = registry
     self.experiments = experiments
     self.experimentsPath = experimentsPath
+    self.locale = locale
     try makeApp()
   }
 
@@ -138,7 +145,8 @@ public final class PreviewSession {
       registry: registry, dataDirectory: URL(fileURLWithPath: "/dev/null"),
       clock: ManualClock(now: startDate, calendar: calendar), userID: Self.user, analytics: analytics,
       storage: .sqliteScratch,
-      experiments: experiments.isEmpty ? nil : ExperimentAssigner(experiments: experiments), backend: backend)
+      experiments: experiments.isEmpty ? nil : ExperimentAssigner(experiments: experiments), backend: backend,
+      locale: locale)
     try openAndObserve()
   }
 
@@ -358,7 +366,9 @@ public final class PreviewSession {
       format: "%04d-%02d-%02dT%02d:%02d", start.year ?? 2026, start.month ?? 1, start.day ?? 1,
       start.hour ?? 0,
       start.minute ?? 0)
-    lines += ["name: preview session", "user: \(Self.user)", "start: \(startText)", "steps:"]
+    lines += ["name: preview session", "user: \(Self.user)", "start: \(startText)"]
+    if let locale { lines.append("locale: \(locale)") }
+    lines.append("steps:")
     lines += steps.map { "  " + $0 }
     let host = session.host
     if let screen = host?.screen {
@@ -455,13 +465,19 @@ public final class PreviewSession {
 extension PreviewSession {
   /// The app's flows, with the experiments and variants of `experimentsPath` when given;
   /// a file with problems is refused with one `file:line:column: message` line each.
-  public static func make(experimentsPath: String?) throws(PreviewError) -> PreviewSession {
+  public static func make(experimentsPath: String?, locale: String? = nil) throws(PreviewError)
+    -> PreviewSession
+  {
+    if let locale, !WellflowLocalization.locales.contains(locale) {
+      throw PreviewError(
+        "unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))")
+    }
     switch AppRegistry.load(experimentsPath: experimentsPath) {
     case .failure(let error): throw PreviewError(error.description)
     case .success(let (registry, experiments)):
       do {
         return try PreviewSession(
-          registry: registry, experiments: experiments, experimentsPath: experimentsPath)
+          registry: registry, experiments: experiments, experimentsPath: experimentsPath, locale: locale)
       } catch {
         throw PreviewError("the app could not start: \(error)")
       }
