@@ -50,6 +50,7 @@ struct Wellflow: AsyncParsableCommand {
 
 struct Run: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "run",
     abstract: "Run scripts: files, or folders of *.yaml (not their subfolders), in name order.",
     discussion: """
       Every script (and every sub-script it runs) is checked before any step runs;
@@ -165,6 +166,7 @@ enum PlayFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
 struct Report: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "report",
     abstract: "Print an experiment's funnel per variation from an events file.",
     discussion: """
       Reads the NDJSON events of `wellflow run --events FILE`. A user belongs to the
@@ -226,6 +228,7 @@ extension ReportConfiguration.Format: ExpressibleByArgument {}
 
 struct Flows: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "flows",
     abstract:
       "List the registered flows with their variants and screens (each element's kind, label, options and range), the queries and the launch rules.",
     discussion: """
@@ -266,6 +269,7 @@ func loadRegistry(_ experimentsPath: String?) throws -> FlowRegistry {
 
 struct Export: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "export",
     abstract: "Write a user's mood and journal entries from an app data folder as CSV or JSON.",
     discussion: """
       Reads the folder `wellflow run --data-dir DIR` keeps its data in and writes the
@@ -335,6 +339,7 @@ enum BackendDefaults {
 
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "serve",
     abstract: "Serve the progress API (moods, journal, batch) on 127.0.0.1 until interrupted.",
     discussion: """
       Rows are kept in a SQLite file (--db) or in memory. Every request needs the API
@@ -382,6 +387,7 @@ struct Serve: AsyncParsableCommand {
 
 struct Token: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "token",
     abstract: "Print a bearer token for USER: an HS256 JWT whose sub is the user.")
 
   @Argument(help: "The user id the token names.")
@@ -411,6 +417,7 @@ struct Token: ParsableCommand {
 
 struct Play: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "play",
     abstract: "Run one flow by hand in the terminal, in a fresh in-memory app.",
     discussion: """
       Prints the screen and reads one command a line, in the script vocabulary:
@@ -470,6 +477,7 @@ struct Play: AsyncParsableCommand {
 
 struct Graph: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "graph",
     abstract: "Print a flow's screen graph, as the explorer finds it.",
     discussion: """
       Nodes are screen ids, `screen + alert` while an alert is up, and the endings
@@ -534,6 +542,7 @@ extension GraphConfiguration.Format: ExpressibleByArgument {}
 
 struct Explore: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "explore",
     abstract: "Explore every state of a flow up to a depth and check the flow contract.",
     discussion: """
       From the flow's first screen the explorer tries what each screen offers:
@@ -622,6 +631,7 @@ extension ExploreConfiguration.Format: ExpressibleByArgument {}
 
 struct Preview: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "preview",
     abstract: "Preview the flows in a browser: a local page that renders and drives any flow and variant.",
     discussion: """
       Serves a page on 127.0.0.1 (never another address) that shows the app's current

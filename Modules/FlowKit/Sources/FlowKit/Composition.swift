@@ -1,21 +1,32 @@
 /// A port a registered feature declared: its key and the feature that needs it.
 public struct ServiceRequirement: Sendable, Hashable, CustomStringConvertible {
   let key: ObjectIdentifier
-  /// The key's name (`MoodRepositoryKey`).
-  public let port: String
-  /// The type the key provides (`MoodRepository`).
-  public let valueType: String
   /// The feature that declared it (`CheckInFeature`).
   public let feature: String
+  /// The names, made only when asked for: a type's name found through
+  /// `String(describing:)` costs a search of every protocol conformance in the process,
+  /// and every app start registers these.
+  private let names: @Sendable () -> (port: String, valueType: String)
 
   public init<Key: ServiceKey>(_ key: Key.Type, feature: String) {
     self.key = ObjectIdentifier(key)
-    self.port = String(describing: key)
-    self.valueType = String(describing: Key.Value.self)
     self.feature = feature
+    self.names = { (String(describing: Key.self), String(describing: Key.Value.self)) }
   }
 
+  /// The key's name (`MoodRepositoryKey`).
+  public var port: String { names().port }
+  /// The type the key provides (`MoodRepository`).
+  public var valueType: String { names().valueType }
+
   public var description: String { "\(feature) needs \(port) (\(valueType))" }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key && lhs.feature == rhs.feature }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(key)
+    hasher.combine(feature)
+  }
 }
 
 /// Why an app could not be composed. Thrown before any flow runs, so a wiring mistake

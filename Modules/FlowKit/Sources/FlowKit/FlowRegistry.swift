@@ -422,7 +422,9 @@ public struct FlowRegistry: Sendable {
   /// Registers a feature and records the ports it declared (`requiredServices`), so
   /// `FlowHost.compose` can check them before any flow runs.
   public mutating func register(_ feature: any FlowFeature.Type) throws(RegistryError) {
-    require(feature.requiredServices, by: String(describing: feature))
+    // The runtime's own name of the type: `String(describing:)` would first search every
+    // protocol conformance in the process for a custom description, at every app start.
+    require(feature.requiredServices, by: _typeName(feature, qualified: false))
     try feature.register(in: &self)
   }
 
