@@ -112,6 +112,14 @@ struct ExperimentFileTests {
       ])
   }
 
+  @Test func aFileWithOnlyVariantsLoads() throws {
+    let path = workspace.write("variants.yaml", "variants:\n  checkin:\n    mini: {steps: [sensing, acting]}\n")
+    let file = try ExperimentFile.load(path: path, registry: try WellflowApp.makeRegistry()).get()
+    #expect(file.experiments.isEmpty)
+    #expect(file.variants.map(\.name) == ["mini"])
+    #expect(file.registry.flow("checkin")?.variants.contains("mini") == true)
+  }
+
   @Test func wrongTypesAndShapesAreNamed() throws {
     #expect(
       try problems("experiments: {key: a}") == [
@@ -128,7 +136,7 @@ struct ExperimentFileTests {
     #expect(
       try problems("experiment: []") == [
         "experiments.yaml:1:1: unknown key 'experiment' in experiment file (did you mean 'experiments'?) (keys: experiments, variants)",
-        "experiments.yaml:1:1: the file has no experiments (add `experiments:` with a list of experiments)",
+        "experiments.yaml:1:1: the file declares nothing (add `experiments:` with a list of experiments, or `variants:`)",
       ])
     #expect(
       try problems(

@@ -63,17 +63,20 @@ enum ExperimentsBenchmark {
       included += 1
     }
     var rates: [Double] = []
+    var python = GrowthBookPythonBenchmark(settings)
     for _ in 0..<repetitions {
       let start = ContinuousClock.now
       for call in 0..<calls {
         checksum &+= experiment.assign(attributes: attributes[call % userCount]).variationId
       }
       rates.append(Double(calls) / seconds(ContinuousClock.now - start) / 1e6)
+      python.measureOnce()
     }
     report.add(
       Figure(
         "7 assignments/s, FlowExperiment.assign with a condition", unit: "M/s", samples: rates,
         goal: .atLeast(5)))
+    report.add(python.figure())
 
     // What the variant resolver calls per flow start, with the users' settings in SQLite.
     let database = try WellflowDatabase.open(directory: directory.appendingPathComponent("app"))

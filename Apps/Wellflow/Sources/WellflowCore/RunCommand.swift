@@ -17,6 +17,10 @@ public struct RunConfiguration: Sendable {
   public var eventsPath: String?
   /// `--experiments FILE`: experiments that choose variants, and variants without code.
   public var experimentsPath: String?
+  /// `--growthbook FILE`: a GrowthBook SDK payload whose `wellflow.<flow>` features choose variants.
+  public var growthBookPath: String?
+  /// `--seed N`: draws of `maybe:` steps (with the user id).
+  public var seed: UInt64 = 0
   /// `-e KEY=VALUE`, overriding the top-level script's env.
   public var variables: [String] = []
   /// `--backend URL --api-key K --token T`; without them an embedded server serves `sync`.
@@ -71,6 +75,17 @@ public enum RunCommand {
         for problem in failure.problems { console.err(problem.description) }
         let count = failure.problems.count
         console.err("\(count) problem\(count == 1 ? "" : "s") found in the experiment file; no script ran")
+        return 2
+      }
+    }
+    var payload: GrowthBookPayload?
+    if let path = configuration.growthBookPath {
+      switch GrowthBookPayload.load(path: path, registry: registry) {
+      case .success(let loaded): payload = loaded
+      case .failure(let failure):
+        for problem in failure.problems { console.err(problem.description) }
+        let count = failure.problems.count
+        console.err("\(count) problem\(count == 1 ? "" : "s") found in the GrowthBook payload; no script ran")
         return 2
       }
     }
@@ -160,7 +175,7 @@ public enum RunCommand {
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
         analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? [],
-        backend: backend))
+        growthBook: payload, backend: backend, seed: configuration.seed))
 
     let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now

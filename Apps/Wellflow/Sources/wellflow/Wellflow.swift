@@ -70,8 +70,19 @@ struct Run: AsyncParsableCommand {
       forces a variation (and, as in GrowthBook, records no exposure).
       hashVersion defaults to 1, GrowthBook's default, so users keep their
       variation if the experiment moves to GrowthBook. The file may declare
-      variants made of a flow's steps:
+      variants made of a flow's steps, and may declare nothing else:
         variants: {onboarding: {brief: {steps: [skill, finale]}}}
+
+      With --growthbook FILE (a GrowthBook SDK payload, {"features": {…}}, as
+      GrowthBook's API serves it unencrypted), a feature named wellflow.<flow>
+      whose value is a variant name chooses that flow's variant through
+      GrowthBook's feature rules (force, rollout, experiment, conditions,
+      prerequisites). It wins over --experiments for its flow. Assignments are
+      sticky: kept in the user's store (with --data-dir, across runs), so
+      changing weights or coverage does not move a user already exposed;
+      raising a rule's bucketVersion re-buckets, and minBucketVersion leaves out
+      users bucketed by an older version. Sticky lookups need the rule's meta
+      keys, as GrowthBook payloads carry them.
       """)
 
   @Argument(help: "Script files or folders.")
@@ -109,6 +120,16 @@ struct Run: AsyncParsableCommand {
   var experiments: String?
 
   @Option(
+    name: .customLong("growthbook"),
+    help: ArgumentHelp(
+      "Choose flow variants with this GrowthBook SDK payload's wellflow.<flow> features (sticky per user).",
+      valueName: "FILE"))
+  var growthBook: String?
+
+  @Option(help: "The seed that, with each user id, draws the `maybe:` steps (deterministic for --users N).")
+  var seed: UInt64 = 0
+
+  @Option(
     name: .customShort("e"),
     help: ArgumentHelp("Set a script variable, overriding the script's env.", valueName: "KEY=VALUE"))
   var variables: [String] = []
@@ -134,6 +155,8 @@ struct Run: AsyncParsableCommand {
     configuration.eventsPath = events
     configuration.variables = variables
     configuration.experimentsPath = experiments
+    configuration.growthBookPath = growthBook
+    configuration.seed = seed
     configuration.backendURL = backend
     configuration.apiKey = apiKey
     configuration.token = token
@@ -203,9 +226,45 @@ struct Flows: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "List the registered flows with their variants and screens, the queries and the launch rules.")
 
+  @OptionGroup var sources: VariantOptions
+
   @MainActor
   func run() async throws {
-    print(try FlowsListing.text(WellflowApp.makeRegistry()))
+    let loaded = try sources.load()
+    print(([FlowsListing.text(loaded.registry)] + loaded.featureLines).joined(separator: "\n"))
+  }
+}
+
+/// `--experiments` and `--growthbook` for the commands that name flows.
+struct VariantOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "An experiment file: its declared variants can be named (a file may declare only variants:).",
+      valueName: "FILE"))
+  var experiments: String?
+
+  @Option(
+    name: .customLong("growthbook"),
+    help: ArgumentHelp(
+      "A GrowthBook SDK payload: without --variant, its wellflow.<flow> feature chooses the variant for --user.",
+      valueName: "FILE"))
+  var growthBook: String?
+
+  @Option(help: "The user whose variant --growthbook or --experiments choose when --variant is omitted.")
+  var user: String = "user-1"
+
+  /// The registry with the files' variants; problems are printed and exit 2.
+  @MainActor
+  func load() throws -> VariantSources {
+    guard let sources = VariantSources.load(experimentsPath: experiments, growthBookPath: growthBook, console: .standard)
+    else { throw ExitCode(2) }
+    return sources
+  }
+
+  /// `--variant` when given, else what the files give the user, else the flow's default.
+  @MainActor
+  func variant(_ given: String?, of flow: String, in sources: VariantSources) -> String? {
+    given ?? sources.variant(for: flow, user: user)
   }
 }
 
@@ -316,15 +375,19 @@ struct Play: AsyncParsableCommand {
   @Option(help: "The variant to play; the flow's default when omitted.")
   var variant: String?
 
+  @OptionGroup var sources: VariantOptions
+
   @MainActor
   func run() async throws {
+    let loaded = try sources.load()
     // At a terminal a prompt shows; from a pipe each command is echoed instead.
     var prompt: (@Sendable (String) -> Void)?
     if isatty(STDIN_FILENO) == 1 {
       prompt = { text in FileHandle.standardOutput.write(Data(text.utf8)) }
     }
     let code = await PlayCommand.execute(
-      PlayConfiguration(flow: flow, variant: variant), readLine: { Swift.readLine(strippingNewline: true) },
+      PlayConfiguration(flow: flow, variant: sources.variant(variant, of: flow, in: loaded)),
+      registry: loaded.registry, readLine: { Swift.readLine(strippingNewline: true) },
       prompt: prompt)
     if code != 0 { throw ExitCode(code) }
   }
@@ -358,6 +421,8 @@ struct Graph: AsyncParsableCommand {
   @Option(help: "The variant to draw; the flow's default when omitted.")
   var variant: String?
 
+  @OptionGroup var sources: VariantOptions
+
   @Option(help: "Output format: mermaid or dot.")
   var format: GraphConfiguration.Format = .mermaid
 
@@ -378,12 +443,13 @@ struct Graph: AsyncParsableCommand {
 
   @MainActor
   func run() async throws {
+    let loaded = try sources.load()
     var configuration = GraphConfiguration(flow: flow)
-    configuration.variant = variant
+    configuration.variant = sources.variant(variant, of: flow, in: loaded)
     configuration.format = format
     configuration.depth = depth
     configuration.maxStates = maxStates
-    let code = await GraphCommand.execute(configuration)
+    let code = await GraphCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -434,6 +500,8 @@ struct Explore: AsyncParsableCommand {
   @Option(help: "The variant to explore; the flow's default when omitted.")
   var variant: String?
 
+  @OptionGroup var sources: VariantOptions
+
   @Option(help: "How many actions deep to explore.")
   var depth = FlowExplorer.defaultDepth
 
@@ -461,13 +529,14 @@ struct Explore: AsyncParsableCommand {
 
   @MainActor
   func run() async throws {
+    let loaded = try sources.load()
     var configuration = ExploreConfiguration(flow: flow)
-    configuration.variant = variant
+    configuration.variant = sources.variant(variant, of: flow, in: loaded)
     configuration.depth = depth
     configuration.format = format
     configuration.maxSequences = maxSequences
     configuration.maxStates = maxStates
-    let code = await ExploreCommand.execute(configuration)
+    let code = await ExploreCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }
 }

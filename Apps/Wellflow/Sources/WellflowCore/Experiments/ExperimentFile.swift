@@ -88,8 +88,10 @@ private struct ExperimentFileLoader {
     var experiments: [FlowExperiment] = []
     if let node = entries.first(where: { $0.key == "experiments" })?.value {
       experiments = experimentList(node)
-    } else {
-      report(root.position, "the file has no experiments (add `experiments:` with a list of experiments)")
+    } else if entries.first(where: { $0.key == "variants" }) == nil {
+      report(
+        root.position,
+        "the file declares nothing (add `experiments:` with a list of experiments, or `variants:`)")
     }
     return ExperimentFile(path: path, experiments: experiments, variants: variants, registry: registry)
   }

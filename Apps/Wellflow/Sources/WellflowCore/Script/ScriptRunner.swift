@@ -52,18 +52,24 @@ public final class ScriptRunner {
     public var storage: AppSession.StorageMode
     /// From `--experiments FILE`: they choose the variant of a flow started without one.
     public var experiments: [FlowExperiment]
+    /// From `--growthbook FILE`: its `wellflow.<flow>` features choose variants.
+    public var growthBook: GrowthBookPayload?
     public var backend: BackendChoice
+    /// `--seed`: with the user id, draws each `maybe:` step.
+    public var seed: UInt64
 
     public init(
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
       storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = [],
-      backend: BackendChoice = .embedded
+      growthBook: GrowthBookPayload? = nil, backend: BackendChoice = .embedded, seed: UInt64 = 0
     ) {
       self.dataDirectory = dataDirectory
       self.analytics = analytics
       self.storage = storage
       self.experiments = experiments
+      self.growthBook = growthBook
       self.backend = backend
+      self.seed = seed
     }
   }
 
@@ -110,8 +116,10 @@ public final class ScriptRunner {
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
       userID: user, analytics: options.analytics, storage: storage,
-      experiments: options.experiments.isEmpty
-        ? nil : ExperimentAssigner(experiments: options.experiments, forced: script.experiments),
+      experiments: options.experiments.isEmpty && options.growthBook == nil
+        ? nil
+        : ExperimentAssigner(
+          experiments: options.experiments, forced: script.experiments, payload: options.growthBook),
       backend: backend)
     steps = []
     var failure: ScriptResult.Failure?
