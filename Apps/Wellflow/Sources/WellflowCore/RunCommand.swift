@@ -165,7 +165,8 @@ public enum RunCommand {
     var sinks: [any AnalyticsSink] = []
     if let eventsPath = configuration.eventsPath {
       do {
-        sinks.append(try NDJSONAnalyticsSink(path: eventsPath))
+        sinks.append(
+          TaggingAnalyticsSink(try NDJSONAnalyticsSink(path: eventsPath), fields: ["source": .string("script")]))
       } catch {
         return usage("cannot write events to '\(eventsPath)': \(error.localizedDescription)")
       }

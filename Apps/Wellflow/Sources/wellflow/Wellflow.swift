@@ -177,14 +177,22 @@ struct Report: AsyncParsableCommand {
 
         exposed          users with experiment_viewed
         started          exposed users who then started the flow
-        completed, cancelled, abandoned (started but never ended)
-        completion       completed / started, with its 95% Wilson interval
+        completed, cancelled (by the person), terminated (ended by the host, e.g. a
+                         failed script), abandoned (started but never ended)
         median steps     screens viewed in completed runs (median)
         top exit screen  the screen where most users who did not complete left
-        vs control       difference in completion against the first variation, with
-                         the z statistic and the p-value of a two-proportion z-test
-                         (– when it cannot be computed: nobody started, or every
-                         user in both variations had the same outcome)
+
+      Then each rate, completion (completed / started) first and the metrics the
+      experiment file lists under `metrics:` (a share of exposed users: an event,
+      optionally on a screen or in a flow, after exposure; or returned_next_day),
+      with its 95% Wilson interval, the difference from the control, the p-value of
+      a two-proportion z-test Holm-corrected across the variations, and the chance
+      to beat control (Beta(1, 1) priors).
+
+      The exposures are checked against the weights (chi-square; equal weights
+      without --experiments): below p 0.001 the report starts with `sample ratio
+      mismatch` and marks the results untrustworthy. Events written by `wellflow
+      run` carry source: script, and the report then says they are simulated.
 
       The first variation is the control: the first in the experiment file given with
       --experiments, otherwise the one exposures number 0.
@@ -202,12 +210,12 @@ struct Report: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
   var experiment: String
 
-  @Option(help: "Output format: text (a table) or json.")
+  @Option(help: "Output format: text (tables), json or csv (html is not available yet).")
   var format: ReportConfiguration.Format = .text
 
   @Option(
     help: ArgumentHelp(
-      "The experiment file, to list variations in its order (control first).", valueName: "FILE"))
+      "The experiment file: variations in its order (control first), its weights and metrics.", valueName: "FILE"))
   var experiments: String?
 
   @MainActor

@@ -65,7 +65,7 @@ public struct FeatureRule: Sendable, Equatable, Codable {
     condition = try c.decodeIfPresent(JSONValue.self, forKey: .condition)
     parentConditions = try c.decodeIfPresent([ParentCondition].self, forKey: .parentConditions)
     // `"force" in rule`, as the JS SDK asks: a forced null is still a force rule.
-    force = c.contains(.force) ? try c.decode(JSONValue.self, forKey: .force) : nil
+    force = c.contains(.force) ? try c.decode(JSONValue.self, forKey: .force) : Optional<JSONValue>.none
     coverage = try c.decodeIfPresent(Double.self, forKey: .coverage)
     range = try c.decodeIfPresent(BucketRange.self, forKey: .range)
     hashAttribute = try c.decodeIfPresent(String.self, forKey: .hashAttribute)

@@ -4,7 +4,7 @@ import Foundation
 
 /// Everything `wellflow report` takes.
 public struct ReportConfiguration: Sendable {
-  public enum Format: String, Sendable, CaseIterable { case text, json }
+  public enum Format: String, Sendable, CaseIterable { case text, json, csv, html }
 
   public var eventsPath: String
   public var experiment: String
@@ -104,8 +104,13 @@ public enum ReportCommand {
       console.err("error: \(message)")
       return 2
     }
+    if configuration.format == .html {
+      return fail("--format html is not available yet; use text, json or csv")
+    }
     var flow: String?
     var order: [String] = []
+    var weights: [Double]?
+    var metrics: [MetricDefinition] = []
     if let path = configuration.experimentsPath {
       let registry: FlowRegistry
       do {
@@ -121,6 +126,8 @@ public enum ReportCommand {
         }
         flow = experiment.flow
         order = experiment.variations
+        weights = experiment.weights ?? GrowthBook.equalWeights(experiment.variations.count)
+        metrics = file.metrics[experiment.key] ?? []
       case .failure(let failure):
         for problem in failure.problems { console.err(problem.description) }
         return 2
@@ -136,7 +143,8 @@ public enum ReportCommand {
     let report: ExperimentReport
     do {
       report = try ExperimentReport(
-        experiment: configuration.experiment, events: events, flow: flow, variationOrder: order)
+        experiment: configuration.experiment, events: events, flow: flow, variationOrder: order, weights: weights,
+        metrics: metrics)
     } catch {
       return fail("\(error)")
     }
@@ -147,6 +155,10 @@ public enum ReportCommand {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
       console.out(String(decoding: (try? encoder.encode(report)) ?? Data(), as: UTF8.self))
+    case .csv:
+      console.out(String(report.renderCSV().dropLast()))
+    case .html:
+      break
     }
     return 0
   }
