@@ -106,9 +106,9 @@ struct GrowthBookRunTests {
     #expect(outcome.code == 2)
     #expect(
       workspace.relative(outcome.err) == [
-        "payload.json:2:3: feature 'wellflow.onbording' names unknown flow 'onbording' (did you mean 'onboarding'?) (flows: onboarding, checkin, journal)",
-        "payload.json:3:79: feature 'wellflow.checkin': 'quik' is not a variant of flow 'checkin' (did you mean 'quick'?) (variants: full, quick)",
-        "payload.json:3:113: feature 'wellflow.checkin': a value must be a variant name of flow 'checkin', got 3",
+        "payload.json:2:3: feature 'wellflow.onbording' names unknown flow 'onbording' (did you mean 'onboarding'?) (flows: onboarding, mood.log, mood.history, checkin, journal)",
+        "payload.json:3:68: feature 'wellflow.checkin': 'quik' is not a variant of flow 'checkin' (did you mean 'quick'?) (variants: full, quick)",
+        "payload.json:3:101: feature 'wellflow.checkin': a value must be a variant name of flow 'checkin', got 3",
         "payload.json:4:12: feature 'other': at rules[0].hashVersion: expected an integer",
         "4 problems found in the GrowthBook payload; no script ran",
       ])

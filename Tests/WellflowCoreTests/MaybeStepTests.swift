@@ -63,7 +63,7 @@ struct MaybeStepTests {
       steps:
         - maybe: {p: 1.5, steps: [launch]}
         - maybe: {p: -0.1, steps: []}
-        - maybe: {p: .nan, steps: []}
+        - maybe: {p: 1e999, steps: []}
         - maybe: {p: often, steps: []}
         - maybe: {steps: []}
         - maybe: {p: 0.5}
@@ -74,7 +74,7 @@ struct MaybeStepTests {
       try problems("bad.yaml", in: workspace, registry: try WellflowApp.makeRegistry()) == [
         "bad.yaml:3:16: p must be a probability from 0 to 1, got 1.5",
         "bad.yaml:4:16: p must be a probability from 0 to 1, got -0.1",
-        "bad.yaml:5:16: p must be a probability from 0 to 1, got .nan",
+        "bad.yaml:5:16: p must be a probability from 0 to 1, got '1e999'",
         "bad.yaml:6:16: p must be a probability from 0 to 1, got 'often'",
         "bad.yaml:7:12: maybe needs `p` (the probability its steps run, 0 to 1)",
         "bad.yaml:8:12: maybe needs `steps`",

@@ -95,12 +95,12 @@ struct ReportDecisionTests {
 
     configuration.format = .csv
     let csv = report(configuration).out
+    #expect(csv.count == 1)
+    let rows = (csv.first ?? "").split(separator: "\n").map(String.init)
     #expect(
-      csv.first
+      rows.first
         == "metric,variation,users,conversions,rate,ci_lower,ci_upper,p_value_holm,chance_to_beat_control,srm_p_value,trustworthy,simulated"
     )
-    #expect(csv.count == 1)
-    let rows = csv[0].split(separator: "\n").map(String.init)
     #expect(rows.count == 7)
     #expect(rows.contains { $0.hasPrefix("reached acting,quick,4,3,0.75,") })
   }
@@ -160,7 +160,7 @@ struct ReportDecisionTests {
         "bad.yaml:6:9: metrics: 'returned_next_week' is not a metric; write returned_next_day or {event: NAME, screen: ID, flow: ID}",
         "bad.yaml:7:32: unknown key 'colour' in metric (keys: name, event, screen, flow)",
         "bad.yaml:8:9: a metric needs event: (the event name, e.g. screen_viewed)",
-        "bad.yaml:9:41: metrics: unknown flow 'chekin' (did you mean 'checkin'?) (flows: onboarding, checkin, journal)",
+        "bad.yaml:9:39: metrics: unknown flow 'chekin' (did you mean 'checkin'?) (flows: onboarding, mood.log, mood.history, checkin, journal)",
         "bad.yaml:11:9: metrics: 'a' is listed twice (first on line 10)",
       ])
   }

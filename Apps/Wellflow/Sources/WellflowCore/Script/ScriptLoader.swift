@@ -409,7 +409,8 @@ public struct ScriptLoader {
         if case .number(let number) = pNode.value, number.isFinite, (0...1).contains(number) {
           probability = number
         } else {
-          report(pNode.position, "p must be a probability from 0 to 1, got \(pNode.quoted)")
+          let shown = if case .number = pNode.value { pNode.text } else { pNode.quoted }
+          report(pNode.position, "p must be a probability from 0 to 1, got \(shown)")
         }
       } else {
         report(argument!.position, "maybe needs `p` (the probability its steps run, 0 to 1)")
