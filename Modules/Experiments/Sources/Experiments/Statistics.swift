@@ -40,7 +40,9 @@ public enum Statistics {
     let denominator = 1 + z2 / n
     let center = (p + z2 / (2 * n)) / denominator
     let half = z / denominator * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()
-    return ProportionInterval(lower: max(0, center - half), upper: min(1, center + half))
+    // At 0% and 100% the bound is exactly 0 or 1 (rounding would leave 1e-18 or so).
+    return ProportionInterval(
+      lower: successes == 0 ? 0 : max(0, center - half), upper: successes == trials ? 1 : min(1, center + half))
   }
 
   /// The pooled two-proportion z-test of `successes/trials` against the control's; nil when
