@@ -165,8 +165,12 @@ struct ExperimentReportTests {
     let lines = text.split(separator: "\n").map(String.init)
     let full = try #require(lines.first { $0.hasPrefix("full ") })
     let quick = try #require(lines.first { $0.hasPrefix("quick ") })
-    for expected in ["101", "checkin.naming (25)"] { #expect(full.contains(expected), "\(expected) in \(full)") }
-    for expected in ["3.5", "checkin.sensing (30)"] { #expect(quick.contains(expected), "\(expected) in \(quick)") }
+    for expected in ["101", "checkin.naming (25)"] {
+      #expect(full.contains(expected), "\(expected) in \(full)")
+    }
+    for expected in ["3.5", "checkin.sensing (30)"] {
+      #expect(quick.contains(expected), "\(expected) in \(quick)")
+    }
     let completion = try #require(lines.firstIndex { $0.hasPrefix("completion ") })
     let control = lines[completion]
     let variation = lines[completion + 1]

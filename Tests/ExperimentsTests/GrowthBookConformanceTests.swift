@@ -137,7 +137,9 @@ struct GrowthBookConformanceTests {
     var context = try Self.context(f[1])
     let result = GrowthBook.evalFeature(try #require(f[2].stringValue), in: &context)
     let expected = try #require(f[3].objectValue)
-    let unknown = Set(expected.keys).subtracting(["value", "on", "off", "source", "ruleId", "experiment", "experimentResult"])
+    let unknown = Set(expected.keys).subtracting([
+      "value", "on", "off", "source", "ruleId", "experiment", "experimentResult",
+    ])
     #expect(unknown.isEmpty, "expected fields this port does not check: \(unknown.sorted())")
     #expect(result.value == expected["value"])
     #expect(.bool(result.on) == expected["on"])
@@ -155,7 +157,8 @@ struct GrowthBookConformanceTests {
   func stickyBucket(_ testCase: NamedCase) throws {
     let f = testCase.fields
     var contextJSON = try #require(f[1].objectValue)
-    var documents = try contextJSON.removeValue(forKey: "stickyBucketAssignmentDocs")
+    var documents =
+      try contextJSON.removeValue(forKey: "stickyBucketAssignmentDocs")
       .map { try $0.decoded(as: [String: StickyBucketDocument].self) } ?? [:]
     var context = try Self.context(.object(contextJSON))
     for document in try f[2].decoded(as: [StickyBucketDocument].self)

@@ -19,15 +19,19 @@ struct PythonReferenceTests {
       key: "checkin-length-targeted", flow: "checkin", variations: ["full", "quick"], weights: [0.5, 0.5],
       condition: ["skill": ["$in": ["beginner", "intermediate"]], "daysSinceFirstLaunch": ["$gte": 1]]),
     FlowExperiment(
-      key: "checkin-length", flow: "checkin", variations: ["full", "quick", "mini"], weights: [0.34, 0.33, 0.33]),
+      key: "checkin-length", flow: "checkin", variations: ["full", "quick", "mini"],
+      weights: [0.34, 0.33, 0.33]),
     FlowExperiment(
       key: "onboarding-length", flow: "onboarding", variations: ["standard", "brief"], weights: [0.2, 0.8],
-      coverage: 0.7, hashVersion: 2, seed: "onboarding-seed", namespace: Namespace(id: "onboarding", start: 0.1, end: 0.9)),
+      coverage: 0.7, hashVersion: 2, seed: "onboarding-seed",
+      namespace: Namespace(id: "onboarding", start: 0.1, end: 0.9)),
   ]
   static let skills = ["beginner", "intermediate", "advanced"]
 
-  @Test(.disabled(if: ProcessInfo.processInfo.environment["WELLFLOW_NO_PYTHON_REFERENCE"] == "1",
-    "WELLFLOW_NO_PYTHON_REFERENCE=1: the Python reference check is turned off"))
+  @Test(
+    .disabled(
+      if: ProcessInfo.processInfo.environment["WELLFLOW_NO_PYTHON_REFERENCE"] == "1",
+      "WELLFLOW_NO_PYTHON_REFERENCE=1: the Python reference check is turned off"))
   func pythonSDKAssignsTenThousandUsersAlike() throws {
     let users: [[String: JSONValue]] = (0..<10_000).map { index in
       [
@@ -76,7 +80,8 @@ struct PythonReferenceTests {
           mismatches.append("\(user["id"]!): ours \(ours.variationId)/\(ours.inExperiment), Python \(row)")
         }
       }
-      #expect(mismatches.isEmpty, "\(experiment.key): \(mismatches.count) differ, e.g. \(mismatches.prefix(3))")
+      #expect(
+        mismatches.isEmpty, "\(experiment.key): \(mismatches.count) differ, e.g. \(mismatches.prefix(3))")
     }
     // Not vacuous: most users are hashed into a variation in each experiment.
     #expect(included > 15_000)
@@ -92,7 +97,9 @@ struct PythonReferenceTests {
     if let version = experiment.hashVersion { fields["hashVersion"] = .number(Double(version)) }
     if let seed = experiment.seed { fields["seed"] = .string(seed) }
     if let namespace = experiment.namespace {
-      fields["namespace"] = [.string(namespace.id), .number(namespace.range.start), .number(namespace.range.end)]
+      fields["namespace"] = [
+        .string(namespace.id), .number(namespace.range.start), .number(namespace.range.end),
+      ]
     }
     return .object(fields)
   }

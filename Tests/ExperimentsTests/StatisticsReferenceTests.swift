@@ -31,7 +31,8 @@ struct StatisticsReferenceTests {
     let skewed = try #require(Statistics.sampleRatioTest(observed: [600, 400], weights: [0.5, 0.5]))
     #expect(Self.close(skewed.statistic, 40))
     #expect(abs(skewed.pValue - 2.5396285894708634e-10) <= 1e-18)
-    let three = try #require(Statistics.sampleRatioTest(observed: [30, 35, 35], weights: [0.34, 0.33, 0.33]))
+    let three = try #require(
+      Statistics.sampleRatioTest(observed: [30, 35, 35], weights: [0.34, 0.33, 0.33]))
     #expect(Self.close(three.statistic, 0.7130124777183601))
     #expect(Self.close(three.pValue, 0.7001181035177382))
     #expect(Statistics.sampleRatioTest(observed: [340, 330, 330], weights: [0.34, 0.33, 0.33])?.pValue == 1)
@@ -59,7 +60,9 @@ struct StatisticsReferenceTests {
   @Test func holmAdjustment() {
     let adjusted = Statistics.holm([0.01, 0.04, 0.03, nil])
     #expect(adjusted.count == 4)
-    for (value, expected) in zip(adjusted.prefix(3), [0.03, 0.06, 0.06]) { #expect(Self.close(value, expected)) }
+    for (value, expected) in zip(adjusted.prefix(3), [0.03, 0.06, 0.06]) {
+      #expect(Self.close(value, expected))
+    }
     #expect(adjusted[3] == nil)
     #expect(Statistics.holm([0.6, 0.7]).map { $0 ?? -1 } == [1, 1])
   }
@@ -69,7 +72,8 @@ struct StatisticsReferenceTests {
     (300, 1000, 330, 1000, 0.925529740795085), (50, 100, 40, 100, 0.07857375149358223),
   ])
   func chanceToBeatControl(_ s0: Int, _ n0: Int, _ s1: Int, _ n1: Int, _ expected: Double) {
-    let chance = Statistics.chanceToBeatControl(controlSuccesses: s0, controlTrials: n0, successes: s1, trials: n1)
+    let chance = Statistics.chanceToBeatControl(
+      controlSuccesses: s0, controlTrials: n0, successes: s1, trials: n1)
     #expect(Self.close(chance, expected, tolerance: 1e-8), "\(chance ?? -1)")
   }
 }

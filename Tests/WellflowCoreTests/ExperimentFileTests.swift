@@ -113,7 +113,8 @@ struct ExperimentFileTests {
   }
 
   @Test func aFileWithOnlyVariantsLoads() throws {
-    let path = workspace.write("variants.yaml", "variants:\n  checkin:\n    mini: {steps: [sensing, acting]}\n")
+    let path = workspace.write(
+      "variants.yaml", "variants:\n  checkin:\n    mini: {steps: [sensing, acting]}\n")
     let file = try ExperimentFile.load(path: path, registry: try WellflowApp.makeRegistry()).get()
     #expect(file.experiments.isEmpty)
     #expect(file.variants.map(\.name) == ["mini"])

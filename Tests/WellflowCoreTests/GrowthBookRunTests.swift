@@ -34,7 +34,8 @@ struct GrowthBookRunTests {
 
   /// Runs the onboarding script for `users` with the payload, and returns each user's
   /// `flow_started` variant from the events file.
-  func run(_ payload: String, users: Int, dataDirectory: String?, round: Int) async throws -> [String: String] {
+  func run(_ payload: String, users: Int, dataDirectory: String?, round: Int) async throws -> [String: String]
+  {
     let script = workspace.write("onboarding.yaml", Self.onboarding)
     let variants = workspace.write("variants.yaml", Self.variants)
     let payloadPath = workspace.write("payload-\(round).json", payload)
@@ -130,7 +131,8 @@ struct GrowthBookRunTests {
     let variants = workspace.write("variants.yaml", Self.variants)
     let payload = workspace.write("payload.json", Self.payload(weights: [0, 1]))
     let sources = try #require(
-      VariantSources.load(experimentsPath: variants, growthBookPath: payload, console: Console(out: { _ in }, err: { _ in })))
+      VariantSources.load(
+        experimentsPath: variants, growthBookPath: payload, console: Console(out: { _ in }, err: { _ in })))
     #expect(sources.registry.flow("onboarding")?.variants.contains("brief") == true)
     #expect(sources.variant(for: "onboarding", user: "user-7") == "brief")
     #expect(sources.variant(for: "checkin", user: "user-7") == nil)

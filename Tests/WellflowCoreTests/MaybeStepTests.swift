@@ -33,7 +33,9 @@ struct MaybeStepTests {
         "maybe.yaml", in: workspace, registry: try WellflowApp.makeRegistry(), as: "user-\(index)",
         options: ScriptRunner.Options(storage: .memory, seed: seed))
       #expect(result.failure == nil, "\(result.failure?.headline ?? "")")
-      let bits = result.steps.filter { $0.summary.hasPrefix("maybe") }.map { $0.message == "drawn, ran" ? "1" : "0" }
+      let bits = result.steps.filter { $0.summary.hasPrefix("maybe") }.map {
+        $0.message == "drawn, ran" ? "1" : "0"
+      }
       // The body ran exactly when drawn: onboarding moved past welcome.
       let moved = result.steps.contains { $0.summary == "tap continue" }
       #expect(moved == (bits.first == "1"))

@@ -28,7 +28,8 @@ private func user(
   var lines = [
     line(
       "experiment_viewed",
-      #","variant":"\#(variation)","experiment":"checkin-length","variation":"\#(variation)","variation_id":\#(variationId)"#),
+      #","variant":"\#(variation)","experiment":"checkin-length","variation":"\#(variation)","variation_id":\#(variationId)"#
+    ),
     line("flow_started"), line("screen_viewed", #","screen":"checkin.sensing""#),
   ]
   if ending == "flow_completed" { lines.append(line("screen_viewed", #","screen":"checkin.acting""#)) }
@@ -65,7 +66,9 @@ struct ReportDecisionTests {
     lines += user("f2", "full", 0, ending: "flow_cancelled", source: true)
     lines += user("f3", "full", 0, ending: "flow_cancelled", reason: "terminated", source: true)
     lines += user("f4", "full", 0, ending: "flow_cancelled", reason: "terminated", source: true)
-    for index in 1...3 { lines += user("q\(index)", "quick", 1, ending: "flow_completed", nextDay: index == 1, source: true) }
+    for index in 1...3 {
+      lines += user("q\(index)", "quick", 1, ending: "flow_completed", nextDay: index == 1, source: true)
+    }
     lines += user("q4", "quick", 1, ending: nil, source: true)
     let events = workspace.write("e.ndjson", lines.joined(separator: "\n") + "\n")
     var configuration = ReportConfiguration(eventsPath: events, experiment: "checkin-length")
@@ -120,7 +123,8 @@ struct ReportDecisionTests {
         "sample ratio mismatch: exposures 60/20 against weights 50%/50%: chi-square 20.00, p 7.7e-06; users did not land in the variations as assigned, so the results below are untrustworthy"
       ) == true, "\(outcome.out.first ?? "")")
     configuration.format = .json
-    let decoded = try JSONDecoder().decode(ExperimentReport.self, from: Data(report(configuration).outText.utf8))
+    let decoded = try JSONDecoder().decode(
+      ExperimentReport.self, from: Data(report(configuration).outText.utf8))
     #expect(!decoded.trustworthy)
     #expect(abs((decoded.sampleRatio?.pValue ?? 1) - 7.744216431044088e-06) < 1e-15)
   }
@@ -152,7 +156,9 @@ struct ReportDecisionTests {
       """)
     let failure: ScriptLoadFailure
     switch ExperimentFile.load(path: path, registry: try WellflowApp.makeRegistry()) {
-    case .success: Issue.record("loaded"); return
+    case .success:
+      Issue.record("loaded")
+      return
     case .failure(let found): failure = found
     }
     #expect(

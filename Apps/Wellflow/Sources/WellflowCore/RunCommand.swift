@@ -166,7 +166,8 @@ public enum RunCommand {
     if let eventsPath = configuration.eventsPath {
       do {
         sinks.append(
-          TaggingAnalyticsSink(try NDJSONAnalyticsSink(path: eventsPath), fields: ["source": .string("script")]))
+          TaggingAnalyticsSink(
+            try NDJSONAnalyticsSink(path: eventsPath), fields: ["source": .string("script")]))
       } catch {
         return usage("cannot write events to '\(eventsPath)': \(error.localizedDescription)")
       }

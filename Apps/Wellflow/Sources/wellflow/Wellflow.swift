@@ -215,7 +215,8 @@ struct Report: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "The experiment file: variations in its order (control first), its weights and metrics.", valueName: "FILE"))
+      "The experiment file: variations in its order (control first), its weights and metrics.",
+      valueName: "FILE"))
   var experiments: String?
 
   @MainActor
@@ -264,7 +265,9 @@ struct VariantOptions: ParsableArguments {
   /// The registry with the files' variants; problems are printed and exit 2.
   @MainActor
   func load() throws -> VariantSources {
-    guard let sources = VariantSources.load(experimentsPath: experiments, growthBookPath: growthBook, console: .standard)
+    guard
+      let sources = VariantSources.load(
+        experimentsPath: experiments, growthBookPath: growthBook, console: .standard)
     else { throw ExitCode(2) }
     return sources
   }

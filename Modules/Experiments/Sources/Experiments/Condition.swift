@@ -183,7 +183,7 @@ public struct CompiledCondition: Sendable {
   }
 }
 
-fileprivate struct ConditionEvaluator {
+private struct ConditionEvaluator {
   let savedGroups: [String: [JSONValue]]
 
   func evaluate(_ object: JSONValue, _ condition: JSONValue) -> Bool {

@@ -208,7 +208,8 @@ public struct ExperimentContext: Sendable, Equatable {
     attributes: [String: JSONValue] = [:], enabled: Bool = true, qaMode: Bool = false,
     forcedVariations: [String: Int] = [:], url: String? = nil,
     savedGroups: [String: [JSONValue]] = [:], features: [String: Feature] = [:],
-    contextualBandits: [String: JSONValue] = [:], stickyBucketAssignmentDocs: [String: StickyBucketDocument]? = nil
+    contextualBandits: [String: JSONValue] = [:],
+    stickyBucketAssignmentDocs: [String: StickyBucketDocument]? = nil
   ) {
     self.attributes = attributes
     self.enabled = enabled
@@ -251,4 +252,3 @@ public struct ExperimentResult: Sendable, Equatable, Codable {
   public var variationWeights: [Double]?
   public var banditVersion: Int?
 }
-

@@ -58,7 +58,10 @@ public struct ExitScreen: Sendable, Equatable, Codable {
 /// share of exposed users who, after their first exposure, sent a matching event, or came
 /// back the next calendar day (UTC).
 public struct MetricDefinition: Sendable, Equatable, Codable {
-  public enum Kind: String, Sendable, Codable { case event, returnedNextDay = "returned_next_day" }
+  public enum Kind: String, Sendable, Codable {
+    case event
+    case returnedNextDay = "returned_next_day"
+  }
 
   public var name: String
   public var kind: Kind
@@ -69,7 +72,9 @@ public struct MetricDefinition: Sendable, Equatable, Codable {
   /// Only events of this flow.
   public var flow: String?
 
-  public init(name: String, kind: Kind = .event, event: String? = nil, screen: String? = nil, flow: String? = nil) {
+  public init(
+    name: String, kind: Kind = .event, event: String? = nil, screen: String? = nil, flow: String? = nil
+  ) {
     self.name = name
     self.kind = kind
     self.event = event
@@ -243,7 +248,8 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
       let outcomes = users.compactMap { runs[$0]?.outcome }
       var report = Self.summarize(variation: variation, exposed: users.count, outcomes: outcomes)
       report.metrics = metrics.indices.map { index in
-        Self.rate(metrics[index].name, conversions: users.filter { converted[$0]?.contains(index) == true }.count,
+        Self.rate(
+          metrics[index].name, conversions: users.filter { converted[$0]?.contains(index) == true }.count,
           users: users.count)
       }
       reports.append(report)
@@ -285,7 +291,9 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
   }
 
   /// Fills each non-control variation's Holm-corrected p-value and chance to beat control.
-  private static func compare(_ reports: inout [VariationReport], _ path: WritableKeyPath<VariationReport, RateResult>) {
+  private static func compare(
+    _ reports: inout [VariationReport], _ path: WritableKeyPath<VariationReport, RateResult>
+  ) {
     let control = reports[0][keyPath: path]
     var raw: [Double?] = []
     for index in reports.indices.dropFirst() {

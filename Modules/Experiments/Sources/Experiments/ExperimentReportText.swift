@@ -19,7 +19,8 @@ extension ExperimentReport {
       "top exit screen",
     ]
     let funnel = variations.map { v in
-      [v.variation] + [v.exposed, v.started, v.completed, v.cancelled, v.terminated, v.abandoned].map { String($0) }
+      [v.variation]
+        + [v.exposed, v.started, v.completed, v.cancelled, v.terminated, v.abandoned].map { String($0) }
         + [
           v.medianStepsToComplete.map { String(format: "%g", $0) } ?? Self.none,
           v.topExitScreen.map { "\($0.screen) (\($0.users))" } ?? Self.none,
@@ -34,7 +35,8 @@ extension ExperimentReport {
         let rate = index == 0 ? v.completion : v.metrics[index - 1]
         let controlRate = index == 0 ? variations[0].completion : variations[0].metrics[index - 1]
         rows.append(
-          Self.rateRow(position == 0 ? name : "", v.variation, rate, control: position == 0 ? nil : controlRate))
+          Self.rateRow(
+            position == 0 ? name : "", v.variation, rate, control: position == 0 ? nil : controlRate))
       }
     }
     text += "\n" + Self.table([rateHeader] + rows, rightAligned: [2, 3]) + "\n"
@@ -80,7 +82,8 @@ extension ExperimentReport {
   private static func ratioLine(_ check: SampleRatioCheck) -> String {
     let observed = check.observed.map(String.init).joined(separator: "/")
     let weights = check.weights.map { String(format: "%.4g%%", $0 * 100) }.joined(separator: "/")
-    return "exposures \(observed) against \(check.weightsFromFile ? "weights" : "equal weights (no experiment file given)") "
+    return
+      "exposures \(observed) against \(check.weightsFromFile ? "weights" : "equal weights (no experiment file given)") "
       + "\(weights): chi-square \(String(format: "%.2f", check.chiSquare)), p \(pText(check.pValue))"
   }
 
@@ -90,13 +93,16 @@ extension ExperimentReport {
     var difference = "control"
     if let control {
       difference = none
-      if let value = rate.rate, let base = control.rate { difference = String(format: "%+.1f pts", (value - base) * 100) }
+      if let value = rate.rate, let base = control.rate {
+        difference = String(format: "%+.1f pts", (value - base) * 100)
+      }
     }
     let isControl = control == nil
     return [
       name, variation, String(rate.users), rate.rate.map(percent) ?? none,
       rate.interval.map { percent($0.lower) + "–" + percent($0.upper) } ?? none, difference,
-      isControl ? "" : rate.pValue.map(pText) ?? none, isControl ? "" : rate.chanceToBeatControl.map(percent) ?? none,
+      isControl ? "" : rate.pValue.map(pText) ?? none,
+      isControl ? "" : rate.chanceToBeatControl.map(percent) ?? none,
     ]
   }
 

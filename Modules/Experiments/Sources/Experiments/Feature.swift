@@ -152,7 +152,9 @@ extension GrowthBook {
 
   /// Runs `experiment`, recording a new sticky assignment in `context` when sticky
   /// bucketing is on.
-  public static func run(_ experiment: Experiment, in context: inout ExperimentContext, featureId: String? = nil)
+  public static func run(
+    _ experiment: Experiment, in context: inout ExperimentContext, featureId: String? = nil
+  )
     -> ExperimentResult
   {
     var evaluation = Evaluation(context: context)
@@ -213,8 +215,10 @@ private struct Evaluation {
       guard let variations = rule.contextualVariations ?? rule.variations else { continue }
       var experiment = Experiment(
         key: rule.key ?? id, variations: variations, weights: rule.weights, coverage: rule.coverage,
-        condition: rule.condition, hashAttribute: rule.hashAttribute, hashVersion: rule.hashVersion, seed: rule.seed,
-        namespace: rule.namespace, filters: rule.filters, ranges: rule.ranges, meta: rule.meta, name: rule.name,
+        condition: rule.condition, hashAttribute: rule.hashAttribute, hashVersion: rule.hashVersion,
+        seed: rule.seed,
+        namespace: rule.namespace, filters: rule.filters, ranges: rule.ranges, meta: rule.meta,
+        name: rule.name,
         fallbackAttribute: rule.fallbackAttribute, disableStickyBucketing: rule.disableStickyBucketing,
         bucketVersion: rule.bucketVersion, minBucketVersion: rule.minBucketVersion, phase: rule.phase)
       if let reference = rule.contextualBanditRef { applyContextualBandit(reference, to: &experiment) }
@@ -239,7 +243,9 @@ private struct Evaluation {
       stack = outer
       let parentResult = feature(parent.id)
       if parentResult.source == .cyclicPrerequisite { return .cyclic }
-      if !GrowthBook.evalCondition(["value": parentResult.value], parent.condition, savedGroups: context.savedGroups) {
+      if !GrowthBook.evalCondition(
+        ["value": parentResult.value], parent.condition, savedGroups: context.savedGroups)
+      {
         return parent.gate == true ? .gate : .fail
       }
     }
@@ -309,7 +315,9 @@ private struct Evaluation {
   }
 
   static func normalizedWeights(_ weights: [Double]?, count: Int) -> [Double] {
-    if let weights, let valid = validWeights(.array(weights.map(JSONValue.number)), count: count) { return valid }
+    if let weights, let valid = validWeights(.array(weights.map(JSONValue.number)), count: count) {
+      return valid
+    }
     return GrowthBook.equalWeights(count)
   }
 
@@ -327,7 +335,8 @@ private struct Evaluation {
     let sticky = stickyBucketing && experiment.disableStickyBucketing != true
     let fallback = sticky ? experiment.fallbackAttribute : nil
     func excluded(stickyBucketUsed: Bool = false) -> ExperimentResult {
-      result(experiment, variation: -1, hashUsed: false, featureId: featureId, fallback: fallback,
+      result(
+        experiment, variation: -1, hashUsed: false, featureId: featureId, fallback: fallback,
         stickyBucketUsed: stickyBucketUsed)
     }
     func forced(_ variation: Int) -> ExperimentResult {
@@ -341,7 +350,9 @@ private struct Evaluation {
     }
     if let index = context.forcedVariations[experiment.key] { return forced(index) }
     guard experiment.active else { return excluded() }
-    guard let hashValue = hashValue(experiment.hashAttribute, fallback: fallback).text else { return excluded() }
+    guard let hashValue = hashValue(experiment.hashAttribute, fallback: fallback).text else {
+      return excluded()
+    }
 
     var assigned = -1
     var foundSticky = false
@@ -365,7 +376,8 @@ private struct Evaluation {
     if !foundSticky {
       let ranges =
         experiment.ranges
-        ?? GrowthBook.bucketRanges(numVariations: count, coverage: experiment.coverage ?? 1, weights: experiment.weights)
+        ?? GrowthBook.bucketRanges(
+          numVariations: count, coverage: experiment.coverage ?? 1, weights: experiment.weights)
       assigned = GrowthBook.chooseVariation(n, ranges: ranges) ?? -1
     }
     if versionBlocked { return excluded(stickyBucketUsed: true) }
@@ -430,7 +442,8 @@ private struct Evaluation {
   func stickyVariation(_ experiment: Experiment) -> (Int, Bool) {
     let assignments = stickyAssignments(experiment)
     let minimum = experiment.minBucketVersion ?? 0
-    if minimum > 0, (0..<minimum).contains(where: { assignments[Self.stickyKey(experiment.key, $0)] != nil }) {
+    if minimum > 0, (0..<minimum).contains(where: { assignments[Self.stickyKey(experiment.key, $0)] != nil })
+    {
       return (-1, true)
     }
     guard let key = assignments[Self.stickyKey(experiment.key, experiment.bucketVersion)], !key.isEmpty,
@@ -440,7 +453,9 @@ private struct Evaluation {
   }
 
   mutating func persistSticky(_ experiment: Experiment, result: ExperimentResult) {
-    guard let text = hashValue(experiment.hashAttribute, fallback: experiment.fallbackAttribute).text else { return }
+    guard let text = hashValue(experiment.hashAttribute, fallback: experiment.fallbackAttribute).text else {
+      return
+    }
     let attribute = result.hashAttribute
     let key = attribute + "||" + text
     var documents = context.stickyBucketAssignmentDocs ?? [:]
@@ -448,7 +463,8 @@ private struct Evaluation {
     var assignments = existing
     assignments[Self.stickyKey(experiment.key, experiment.bucketVersion)] = result.key
     guard assignments != existing else { return }
-    documents[key] = StickyBucketDocument(attributeName: attribute, attributeValue: text, assignments: assignments)
+    documents[key] = StickyBucketDocument(
+      attributeName: attribute, attributeValue: text, assignments: assignments)
     context.stickyBucketAssignmentDocs = documents
     if !context.changedStickyBuckets.contains(key) { context.changedStickyBuckets.append(key) }
   }

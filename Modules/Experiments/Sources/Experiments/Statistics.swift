@@ -42,7 +42,8 @@ public enum Statistics {
     let half = z / denominator * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()
     // At 0% and 100% the bound is exactly 0 or 1 (rounding would leave 1e-18 or so).
     return ProportionInterval(
-      lower: successes == 0 ? 0 : max(0, center - half), upper: successes == trials ? 1 : min(1, center + half))
+      lower: successes == 0 ? 0 : max(0, center - half),
+      upper: successes == trials ? 1 : min(1, center + half))
   }
 
   /// The pooled two-proportion z-test of `successes/trials` against the control's; nil when
@@ -110,7 +111,9 @@ extension Statistics {
   /// Pearson's goodness-of-fit test of `observed` counts against `weights` (normalized);
   /// nil without observations, with counts and weights of different lengths, fewer than two
   /// groups, or a weight that is not finite and positive.
-  public static func sampleRatioTest(observed: [Int], weights: [Double]) -> (statistic: Double, pValue: Double)? {
+  public static func sampleRatioTest(observed: [Int], weights: [Double]) -> (
+    statistic: Double, pValue: Double
+  )? {
     guard observed.count == weights.count, observed.count >= 2,
       weights.allSatisfy({ $0.isFinite && $0 > 0 }), observed.allSatisfy({ $0 >= 0 })
     else { return nil }

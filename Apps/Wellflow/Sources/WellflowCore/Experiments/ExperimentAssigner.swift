@@ -15,7 +15,9 @@ public struct ExperimentAssigner {
   /// From `--growthbook FILE`: its feature for a flow wins over the experiment file.
   public let payload: GrowthBookPayload?
 
-  public init(experiments: [FlowExperiment], forced: [String: String] = [:], payload: GrowthBookPayload? = nil) {
+  public init(
+    experiments: [FlowExperiment], forced: [String: String] = [:], payload: GrowthBookPayload? = nil
+  ) {
     self.experiments = experiments
     self.forced = forced
     self.payload = payload
@@ -66,7 +68,8 @@ public struct ExperimentAssigner {
   ) -> FlowAssignment? {
     let sticky = KeyValueStickyBucketStore(store: environment.keyValueStore)
     var context = ExperimentContext(
-      attributes: Self.attributes(of: environment), savedGroups: payload.savedGroups, features: payload.features,
+      attributes: Self.attributes(of: environment), savedGroups: payload.savedGroups,
+      features: payload.features,
       contextualBandits: payload.contextualBandits,
       // An unreadable record counts as none: the user is bucketed afresh and it is rewritten.
       stickyBucketAssignmentDocs: (try? sticky.documents()) ?? [:])
@@ -81,7 +84,8 @@ public struct ExperimentAssigner {
         inExperiment: hashed.inExperiment, hashUsed: hashed.hashUsed)
     }
     return FlowAssignment(
-      experiment: feature, flow: flow, variation: variant, variationId: 0, inExperiment: false, hashUsed: false)
+      experiment: feature, flow: flow, variation: variant, variationId: 0, inExperiment: false,
+      hashUsed: false)
   }
 
   /// Installs the assigner as the host's variant resolver. An exposure is recorded when

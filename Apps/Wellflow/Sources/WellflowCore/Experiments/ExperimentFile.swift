@@ -337,7 +337,8 @@ private struct ExperimentFileLoader {
   mutating func metricList(_ node: YNode) -> [MetricDefinition] {
     guard let items = node.items else {
       report(
-        node.position, "metrics must be a list (returned_next_day, or {event, screen, flow, name}), got \(node.typeName)")
+        node.position,
+        "metrics must be a list (returned_next_day, or {event, screen, flow, name}), got \(node.typeName)")
       return []
     }
     var metrics: [MetricDefinition] = []
@@ -350,13 +351,15 @@ private struct ExperimentFileLoader {
         } else {
           report(
             item.position,
-            "metrics: '\(clipped(text))' is not a metric; write returned_next_day or {event: NAME, screen: ID, flow: ID}")
+            "metrics: '\(clipped(text))' is not a metric; write returned_next_day or {event: NAME, screen: ID, flow: ID}"
+          )
         }
       } else if let fields = item.entries {
         for field in fields where !ExperimentFile.metricKeys.contains(field.key) {
           report(
             field.keyPosition,
-            "unknown key '\(clipped(field.key))' in metric" + suggestion(field.key, among: ExperimentFile.metricKeys)
+            "unknown key '\(clipped(field.key))' in metric"
+              + suggestion(field.key, among: ExperimentFile.metricKeys)
               + " (keys: \(ExperimentFile.metricKeys.joined(separator: ", ")))")
         }
         func value(_ name: String) -> String? {
@@ -370,7 +373,9 @@ private struct ExperimentFileLoader {
         let event = value("event")
         let screen = value("screen")
         let flow = value("flow")
-        if let flow, let flowNode = fields.first(where: { $0.key == "flow" })?.value, registry.flow(flow) == nil {
+        if let flow, let flowNode = fields.first(where: { $0.key == "flow" })?.value,
+          registry.flow(flow) == nil
+        {
           report(flowNode.position, "metrics: unknown flow '\(clipped(flow))'\(flowList(flow))")
         }
         if let event {

@@ -18,7 +18,9 @@ public struct GrowthBookPayload: Sendable {
 
   /// Reads and checks the payload: every problem is reported as `file:line:column: message`,
   /// and nothing is returned unless there are none.
-  public static func load(path: String, registry: FlowRegistry) -> Result<GrowthBookPayload, ScriptLoadFailure> {
+  public static func load(path: String, registry: FlowRegistry) -> Result<
+    GrowthBookPayload, ScriptLoadFailure
+  > {
     var problems: [ScriptProblem] = []
     var reader = YAMLReader(file: path)
     let root = reader.readFile(what: "GrowthBook payload")
@@ -43,7 +45,9 @@ public struct GrowthBookPayload: Sendable {
       return .failure(ScriptLoadFailure(problems: problems))
     }
     if let node = entries.first(where: { $0.key == "savedGroups" })?.value {
-      if case .object(let groups) = node.jsonValue, let decoded = try? JSONValue.object(groups).decoded(as: [String: [JSONValue]].self) {
+      if case .object(let groups) = node.jsonValue,
+        let decoded = try? JSONValue.object(groups).decoded(as: [String: [JSONValue]].self)
+      {
         payload.savedGroups = decoded
       } else {
         report(node.position, "savedGroups must map a group id to a list of values, got \(node.typeName)")
@@ -57,7 +61,8 @@ public struct GrowthBookPayload: Sendable {
       }
     }
     guard let features = featuresNode.entries else {
-      report(featuresNode.position, "\"features\" must map feature keys to features, got \(featuresNode.typeName)")
+      report(
+        featuresNode.position, "\"features\" must map feature keys to features, got \(featuresNode.typeName)")
       return .failure(ScriptLoadFailure(problems: problems))
     }
     for (key, keyPosition, node) in features {
@@ -88,11 +93,13 @@ public struct GrowthBookPayload: Sendable {
           report(
             position,
             "feature '\(clipped(key))': '\(clipped(name))' is not a variant of flow '\(flow.id)'"
-              + suggestion(name, among: flow.variants) + " (variants: \(flow.variants.joined(separator: ", ")))")
+              + suggestion(name, among: flow.variants)
+              + " (variants: \(flow.variants.joined(separator: ", ")))")
         default:
           report(
             position,
-            "feature '\(clipped(key))': a value must be a variant name of flow '\(flow.id)', got \(value.jsonText)")
+            "feature '\(clipped(key))': a value must be a variant name of flow '\(flow.id)', got \(value.jsonText)"
+          )
         }
       }
     }
@@ -105,7 +112,9 @@ public struct GrowthBookPayload: Sendable {
   static func servedValues(_ feature: YNode) -> [(JSONValue, SourcePosition)] {
     guard let fields = feature.entries else { return [] }
     var values: [(JSONValue, SourcePosition)] = []
-    if let node = fields.first(where: { $0.key == "defaultValue" })?.value { values.append((node.jsonValue, node.position)) }
+    if let node = fields.first(where: { $0.key == "defaultValue" })?.value {
+      values.append((node.jsonValue, node.position))
+    }
     for rule in fields.first(where: { $0.key == "rules" })?.value.items ?? [] {
       for field in rule.entries ?? [] {
         switch field.key {
@@ -127,7 +136,8 @@ public struct GrowthBookPayload: Sendable {
     }
     switch error {
     case .typeMismatch(let type, let context): return "\(path(context))expected \(Self.typeName(type))"
-    case .valueNotFound(let type, let context): return "\(path(context))expected \(Self.typeName(type)), got null"
+    case .valueNotFound(let type, let context):
+      return "\(path(context))expected \(Self.typeName(type)), got null"
     case .keyNotFound(let key, let context): return "\(path(context))missing \"\(key.stringValue)\""
     case .dataCorrupted(let context): return "\(path(context))\(context.debugDescription)"
     @unknown default: return "\(error)"
@@ -155,7 +165,8 @@ extension YNode {
     case .string(let text): .string(text)
     case .list(let items): .array(items.map(\.jsonValue))
     case .map(let entries):
-      .object(Dictionary(entries.map { ($0.key, $0.value.jsonValue) }, uniquingKeysWith: { first, _ in first }))
+      .object(
+        Dictionary(entries.map { ($0.key, $0.value.jsonValue) }, uniquingKeysWith: { first, _ in first }))
     }
   }
 }

@@ -143,7 +143,8 @@ public enum ReportCommand {
     let report: ExperimentReport
     do {
       report = try ExperimentReport(
-        experiment: configuration.experiment, events: events, flow: flow, variationOrder: order, weights: weights,
+        experiment: configuration.experiment, events: events, flow: flow, variationOrder: order,
+        weights: weights,
         metrics: metrics)
     } catch {
       return fail("\(error)")

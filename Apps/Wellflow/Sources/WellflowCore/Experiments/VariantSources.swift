@@ -13,7 +13,9 @@ public struct VariantSources {
 
   /// Loads both files against the app's flows. Problems go to `console` as
   /// `file:line:column: message` lines with a count; nil then.
-  public static func load(experimentsPath: String?, growthBookPath: String?, console: Console) -> VariantSources? {
+  public static func load(experimentsPath: String?, growthBookPath: String?, console: Console)
+    -> VariantSources?
+  {
     var registry: FlowRegistry
     do {
       registry = try WellflowApp.makeRegistry()
@@ -46,7 +48,9 @@ public struct VariantSources {
     return sources
   }
 
-  public init(registry: FlowRegistry, experimentFile: ExperimentFile? = nil, payload: GrowthBookPayload? = nil) {
+  public init(
+    registry: FlowRegistry, experimentFile: ExperimentFile? = nil, payload: GrowthBookPayload? = nil
+  ) {
     self.registry = registry
     self.experimentFile = experimentFile
     self.payload = payload

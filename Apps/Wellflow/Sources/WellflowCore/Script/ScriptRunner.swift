@@ -148,7 +148,10 @@ public final class ScriptRunner {
   /// `--users N` simulates the same population every time, and users differ.
   static func draw(seed: UInt64, user: String, step: SourcePosition, occurrence: Int) -> Double {
     var state: UInt64 = 0xCBF2_9CE4_8422_2325
-    for byte in "\(user)\u{0}\((step.file as NSString).lastPathComponent):\(step.line):\(step.column)\u{0}\(occurrence)".utf8 {
+    for byte
+      in "\(user)\u{0}\((step.file as NSString).lastPathComponent):\(step.line):\(step.column)\u{0}\(occurrence)"
+      .utf8
+    {
       state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
     }
     // SplitMix64's finalizer mixes the seed and the text's FNV-1a hash.
@@ -251,7 +254,8 @@ public final class ScriptRunner {
       return
     case .maybe(let p, let body):
       maybeDraws += 1
-      let draw = Self.draw(seed: options.seed, user: session.userID, step: step.position, occurrence: maybeDraws)
+      let draw = Self.draw(
+        seed: options.seed, user: session.userID, step: step.position, occurrence: maybeDraws)
       let runs = draw < p
       record(step, .passed, depth: depth, message: runs ? "drawn, ran" : "not drawn, skipped")
       if runs { try await execute(body, depth: depth + 1) }
