@@ -52,6 +52,8 @@ struct GrowthBookRunTests {
     let text = try String(contentsOfFile: events, encoding: .utf8)
     for line in text.split(separator: "\n") {
       let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      // Every event `wellflow run` writes says it came from a script.
+      #expect(object["source"] as? String == "script")
       guard object["event"] as? String == "flow_started", object["flow"] as? String == "onboarding",
         let user = object["user"] as? String, let variant = object["variant"] as? String
       else { continue }
@@ -90,6 +92,20 @@ struct GrowthBookRunTests {
       Self.payload(weights: [0, 1], bucketVersion: 2, minBucketVersion: 2), users: 20, dataDirectory: data,
       round: 5)
     #expect(Set(blocked.values) == ["standard"])
+  }
+
+  @Test func stickyDocumentsLiveInTheUsersStoreAndAnUnreadableRecordIsReplaced() throws {
+    let store = InMemoryKeyValueStore()
+    let sticky = KeyValueStickyBucketStore(store: store)
+    #expect(try sticky.documents().isEmpty)
+    let document = StickyBucketDocument(
+      attributeName: "id", attributeValue: "user-1", assignments: ["onboarding-length__0": "1"])
+    try sticky.save([document])
+    #expect(try sticky.documents() == ["id||user-1": document])
+    store.set("{not json", forKey: KeyValueStickyBucketStore.key)
+    #expect(throws: (any Error).self) { try sticky.documents() }
+    try sticky.save([document])
+    #expect(try sticky.documents() == ["id||user-1": document])
   }
 
   @Test func payloadProblemsArePositioned() async throws {

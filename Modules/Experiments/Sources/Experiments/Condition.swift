@@ -84,6 +84,12 @@ public struct CompiledCondition: Sendable {
     root.evaluate(attributes, ConditionEvaluator(savedGroups: savedGroups))
   }
 
+  /// Whether an attribute object satisfies the condition (the common case, without
+  /// wrapping the members first).
+  public func matches(attributes: [String: JSONValue], savedGroups: [String: [JSONValue]] = [:]) -> Bool {
+    root.evaluate(members: attributes, ConditionEvaluator(savedGroups: savedGroups))
+  }
+
   /// A condition: its clauses all hold. Anything but an object has no clauses.
   fileprivate struct Node: Sendable {
     var clauses: [Clause]
@@ -108,6 +114,17 @@ public struct CompiledCondition: Sendable {
     static func list(_ value: JSONValue) -> [Node]? {
       guard case .array(let items) = value else { return nil }
       return items.map(Node.init)
+    }
+
+    /// `evaluate(.object(members))`, reading single-step paths straight from `members`.
+    func evaluate(members: [String: JSONValue], _ evaluator: ConditionEvaluator) -> Bool {
+      for clause in clauses {
+        guard case .path(let path, let test) = clause, path.rest.isEmpty else {
+          return evaluate(.object(members), evaluator)
+        }
+        if !test.evaluate(members[path.first] ?? .null, evaluator) { return false }
+      }
+      return true
     }
 
     func evaluate(_ object: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
@@ -163,11 +180,11 @@ public struct CompiledCondition: Sendable {
   /// What a path's value is checked against: a literal, or operators.
   fileprivate enum Test: Sendable {
     case literal(JSONValue)
-    case operators([(String, JSONValue)])
+    case operators([(ConditionOperator, JSONValue)])
 
     init(_ value: JSONValue) {
       if case .object(let members) = value, ConditionEvaluator.isOperatorObject(value) {
-        self = .operators(members.map { ($0.key, $0.value) })
+        self = .operators(members.map { (ConditionOperator(rawValue: $0.key) ?? .unknown, $0.value) })
       } else {
         self = .literal(value)
       }
@@ -181,6 +198,39 @@ public struct CompiledCondition: Sendable {
       }
     }
   }
+}
+
+/// A condition operator, resolved from its name once.
+enum ConditionOperator: String, Sendable {
+  case veq = "$veq"
+  case vne = "$vne"
+  case vgt = "$vgt"
+  case vgte = "$vgte"
+  case vlt = "$vlt"
+  case vlte = "$vlte"
+  case eq = "$eq"
+  case ne = "$ne"
+  case lt = "$lt"
+  case lte = "$lte"
+  case gt = "$gt"
+  case gte = "$gte"
+  case exists = "$exists"
+  case `in` = "$in"
+  case ini = "$ini"
+  case nin = "$nin"
+  case nini = "$nini"
+  case inGroup = "$inGroup"
+  case notInGroup = "$notInGroup"
+  case not = "$not"
+  case size = "$size"
+  case elemMatch = "$elemMatch"
+  case all = "$all"
+  case alli = "$alli"
+  case regex = "$regex"
+  case regexi = "$regexi"
+  case type = "$type"
+  /// Any other name: it fails closed.
+  case unknown
 }
 
 private struct ConditionEvaluator {
@@ -217,7 +267,7 @@ private struct ConditionEvaluator {
     switch condition {
     case .string(let expected):
       if insensitive { return value.jsString.lowercased() == expected.lowercased() }
-      return value.jsString.utf16.elementsEqual(expected.utf16)
+      return JavaScript.sameCodeUnits(value.jsString, expected)
     case .number(let expected):
       return value.jsNumber == expected
     case .bool(let expected):
@@ -228,7 +278,9 @@ private struct ConditionEvaluator {
       return value == condition
     case .object(let operators):
       guard Self.isOperatorObject(condition) else { return value == condition }
-      return operators.allSatisfy { evaluateOperator($0.key, value, $0.value) }
+      return operators.allSatisfy {
+        evaluateOperator(ConditionOperator(rawValue: $0.key) ?? .unknown, value, $0.value)
+      }
     }
   }
 
@@ -237,55 +289,55 @@ private struct ConditionEvaluator {
     return members.keys.allSatisfy { $0.hasPrefix("$") }
   }
 
-  func evaluateOperator(_ op: String, _ actual: JSONValue, _ expected: JSONValue) -> Bool {
+  func evaluateOperator(_ op: ConditionOperator, _ actual: JSONValue, _ expected: JSONValue) -> Bool {
     switch op {
-    case "$veq", "$vne", "$vgt", "$vgte", "$vlt", "$vlte":
+    case .veq, .vne, .vgt, .vgte, .vlt, .vlte:
       return compareVersions(op, actual, expected)
-    case "$eq": return actual.jsStrictEquals(expected)
-    case "$ne": return !actual.jsStrictEquals(expected)
-    case "$lt": return actual.jsLessThan(expected) == true
-    case "$lte": return expected.jsLessThan(actual) == false
-    case "$gt": return expected.jsLessThan(actual) == true
-    case "$gte": return actual.jsLessThan(expected) == false
-    case "$exists": return expected.isTruthy ? actual != .null : actual == .null
-    case "$in", "$ini", "$nin", "$nini":
+    case .eq: return actual.jsStrictEquals(expected)
+    case .ne: return !actual.jsStrictEquals(expected)
+    case .lt: return actual.jsLessThan(expected) == true
+    case .lte: return expected.jsLessThan(actual) == false
+    case .gt: return expected.jsLessThan(actual) == true
+    case .gte: return actual.jsLessThan(expected) == false
+    case .exists: return expected.isTruthy ? actual != .null : actual == .null
+    case .in, .ini, .nin, .nini:
       guard case .array(let list) = expected else { return false }
-      let found = isIn(actual, list, insensitive: op.hasSuffix("i"))
-      return op.hasPrefix("$n") ? !found : found
-    case "$inGroup": return isIn(actual, savedGroups[expected.jsString] ?? [], insensitive: false)
-    case "$notInGroup": return !isIn(actual, savedGroups[expected.jsString] ?? [], insensitive: false)
-    case "$not": return !evaluateValue(expected, actual)
-    case "$size":
+      let found = isIn(actual, list, insensitive: op == .ini || op == .nini)
+      return op == .nin || op == .nini ? !found : found
+    case .inGroup: return isIn(actual, savedGroups[expected.jsString] ?? [], insensitive: false)
+    case .notInGroup: return !isIn(actual, savedGroups[expected.jsString] ?? [], insensitive: false)
+    case .not: return !evaluateValue(expected, actual)
+    case .size:
       guard case .array(let items) = actual else { return false }
       return evaluateValue(expected, .number(Double(items.count)))
-    case "$elemMatch": return elementMatches(actual, expected)
-    case "$all", "$alli":
+    case .elemMatch: return elementMatches(actual, expected)
+    case .all, .alli:
       guard case .array(let list) = expected else { return false }
-      return containsAll(actual, list, insensitive: op == "$alli")
-    case "$regex", "$regexi":
-      let options: NSRegularExpression.Options = op == "$regexi" ? [.caseInsensitive] : []
+      return containsAll(actual, list, insensitive: op == .alli)
+    case .regex, .regexi:
+      let options: NSRegularExpression.Options = op == .regexi ? [.caseInsensitive] : []
       // An invalid pattern matches nothing, as the JS SDK's try/catch does.
       guard let regex = try? NSRegularExpression(pattern: expected.jsString, options: options) else {
         return false
       }
       let text = actual.jsString
       return regex.firstMatch(in: text, range: NSRange(location: 0, length: text.utf16.count)) != nil
-    case "$type": return expected.jsStrictEquals(.string(typeName(actual)))
-    default:
+    case .type: return expected.jsStrictEquals(.string(typeName(actual)))
+    case .unknown:
       // Unknown operators fail closed, as in the JS SDK.
       return false
     }
   }
 
-  private func compareVersions(_ op: String, _ actual: JSONValue, _ expected: JSONValue) -> Bool {
+  private func compareVersions(_ op: ConditionOperator, _ actual: JSONValue, _ expected: JSONValue) -> Bool {
     let a = GrowthBook.paddedVersionString(actual).utf16
     let b = GrowthBook.paddedVersionString(expected).utf16
     switch op {
-    case "$veq": return a.elementsEqual(b)
-    case "$vne": return !a.elementsEqual(b)
-    case "$vgt": return b.lexicographicallyPrecedes(a)
-    case "$vgte": return !a.lexicographicallyPrecedes(b)
-    case "$vlt": return a.lexicographicallyPrecedes(b)
+    case .veq: return a.elementsEqual(b)
+    case .vne: return !a.elementsEqual(b)
+    case .vgt: return b.lexicographicallyPrecedes(a)
+    case .vgte: return !a.lexicographicallyPrecedes(b)
+    case .vlt: return a.lexicographicallyPrecedes(b)
     default: return !b.lexicographicallyPrecedes(a)
     }
   }

@@ -189,7 +189,7 @@ private final class CompiledFlowExperiment: Sendable {
     guard value.isTruthy else { return nil }
     let hashValue = value.jsString
     if let namespace, !GrowthBook.inNamespace(hashValue, namespace) { return nil }
-    if let condition, !condition.matches(.object(attributes)) { return nil }
+    if let condition, !condition.matches(attributes: attributes) { return nil }
     let n = version == 2 ? hash.hashVersion2(hashValue) : hash.hashVersion1(hashValue)
     return GrowthBook.chooseVariation(n, ranges: ranges)
   }
