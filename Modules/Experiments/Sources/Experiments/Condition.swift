@@ -40,6 +40,15 @@ extension GrowthBook {
 }
 
 extension JSONValue {
+  /// `members[key]`; a few attributes are scanned rather than hashed, which is faster for
+  /// the handful an assignment reads.
+  @inline(__always)
+  static func member(_ key: String, of members: [String: JSONValue]) -> JSONValue? {
+    guard members.count <= 8 else { return members[key] }
+    for (name, value) in members where name == key { return value }
+    return nil
+  }
+
   /// The value at a dotted path, or null when any step is missing (JS `getPath`).
   func value(atPath path: String) -> JSONValue {
     value(atComponents: path.split(separator: ".", omittingEmptySubsequences: false))
@@ -122,7 +131,7 @@ public struct CompiledCondition: Sendable {
         guard case .path(let path, let test) = clause, path.rest.isEmpty else {
           return evaluate(.object(members), evaluator)
         }
-        if !test.evaluate(members[path.first] ?? .null, evaluator) { return false }
+        if !test.evaluate(JSONValue.member(path.first, of: members) ?? .null, evaluator) { return false }
       }
       return true
     }

@@ -185,7 +185,9 @@ private final class CompiledFlowExperiment: Sendable {
   /// The variation hashing puts the user in; nil when they are not in the experiment.
   func hashedVariation(_ attributes: [String: JSONValue]) -> Int? {
     guard count >= 2, let version else { return nil }
-    let value = attributes[hashAttribute] ?? JSONValue.object(attributes).value(atPath: hashAttribute)
+    let value =
+      JSONValue.member(hashAttribute, of: attributes)
+      ?? JSONValue.object(attributes).value(atPath: hashAttribute)
     guard value.isTruthy else { return nil }
     let hashValue = value.jsString
     if let namespace, !GrowthBook.inNamespace(hashValue, namespace) { return nil }
