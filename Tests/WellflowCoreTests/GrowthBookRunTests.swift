@@ -94,6 +94,26 @@ struct GrowthBookRunTests {
     #expect(Set(blocked.values) == ["standard"])
   }
 
+  @Test func aScriptForcesThePayloadsExperimentWithoutAnExposure() async throws {
+    let script = workspace.write(
+      "forced.yaml", "name: forced\nexperiments: {onboarding-length: brief}\nsteps:\n  - start: onboarding\n")
+    let variants = workspace.write("variants.yaml", Self.variants)
+    let payload = workspace.write("payload.json", Self.payload(weights: [1, 0]))
+    let events = workspace.path("forced.ndjson")
+    let outcome = await wellflowRun([script]) {
+      $0.experimentsPath = variants
+      $0.growthBookPath = payload
+      $0.eventsPath = events
+    }
+    #expect(outcome.code == 0, "\(outcome.errText)")
+    let text = try String(contentsOfFile: events, encoding: .utf8)
+    #expect(
+    // Weights [1, 0] would give standard: the force chose brief, and a force is no exposure.
+    #expect(text.contains(#""variant":"brief""#))
+    #expect(!text.contains(#""variant":"standard""#))
+    #expect(!text.contains("experiment_viewed"))
+  }
+
   @Test func stickyDocumentsLiveInTheUsersStoreAndAnUnreadableRecordIsReplaced() throws {
     let store = InMemoryKeyValueStore()
     let sticky = KeyValueStickyBucketStore(store: store)

@@ -135,7 +135,12 @@ public enum RunCommand {
     }
 
     let vocabulary = ScriptVocabulary(
-      registry: registry, experimentVariations: experimentFile?.variationsByExperiment)
+      registry: registry,
+      experimentVariations: experimentFile == nil && payload == nil
+        ? nil
+        : (experimentFile?.variationsByExperiment ?? [:]).merging(payload?.variationsByExperiment ?? [:]) {
+          file, served in file + served.filter { !file.contains($0) }
+        })
     var scripts: [Script] = []
     var problems: [ScriptProblem] = []
     for file in files {

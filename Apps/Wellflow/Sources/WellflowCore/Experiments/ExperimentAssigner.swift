@@ -73,6 +73,15 @@ public struct ExperimentAssigner {
       contextualBandits: payload.contextualBandits,
       // An unreadable record counts as none: the user is bucketed afresh and it is rewritten.
       stickyBucketAssignmentDocs: (try? sticky.documents()) ?? [:])
+    // A script's `experiments: {KEY: NAME}` forces the rule's variation, as for files.
+    for rule in payload.features[feature]?.rules ?? [] {
+      let key = rule.key ?? feature
+      if let name = forced[key],
+        let index = (rule.contextualVariations ?? rule.variations)?.firstIndex(of: .string(name))
+      {
+        context.forcedVariations[key] = index
+      }
+    }
     let result = GrowthBook.evalFeature(feature, in: &context)
     if !context.changedStickyBuckets.isEmpty, let documents = context.stickyBucketAssignmentDocs {
       try? sticky.save(context.changedStickyBuckets.compactMap { documents[$0] })

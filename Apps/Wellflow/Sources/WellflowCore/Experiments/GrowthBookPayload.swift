@@ -16,6 +16,23 @@ public struct GrowthBookPayload: Sendable {
   public var savedGroups: [String: [JSONValue]]
   public var contextualBandits: [String: JSONValue]
 
+  /// The variant names of each experiment rule of a `wellflow.<flow>` feature, by
+  /// experiment key (what a script's `experiments:` may force).
+  public var variationsByExperiment: [String: [String]] {
+    var result: [String: [String]] = [:]
+    for (_, key) in featureByFlow {
+      for rule in features[key]?.rules ?? [] {
+        guard let variations = rule.contextualVariations ?? rule.variations else { continue }
+        let names = variations.compactMap { value -> String? in
+          if case .string(let name) = value { return name }
+          return nil
+        }
+        result[rule.key ?? key, default: []] += names.filter { !(result[rule.key ?? key] ?? []).contains($0) }
+      }
+    }
+    return result
+  }
+
   /// Reads and checks the payload: every problem is reported as `file:line:column: message`,
   /// and nothing is returned unless there are none.
   public static func load(path: String, registry: FlowRegistry) -> Result<
