@@ -107,7 +107,6 @@ struct GrowthBookRunTests {
     }
     #expect(outcome.code == 0, "\(outcome.errText)")
     let text = try String(contentsOfFile: events, encoding: .utf8)
-    #expect(
     // Weights [1, 0] would give standard: the force chose brief, and a force is no exposure.
     #expect(text.contains(#""variant":"brief""#))
     #expect(!text.contains(#""variant":"standard""#))
