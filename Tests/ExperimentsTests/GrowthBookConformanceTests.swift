@@ -9,6 +9,7 @@ struct GrowthBookConformanceTests {
   static let groups: KeyValuePairs<String, Int> = [
     "hash": 15, "getBucketRange": 13, "chooseVariation": 13, "getEqualWeights": 6,
     "inNamespace": 16, "evalCondition": 248, "run": 73, "getQueryStringOverride": 16,
+    "feature": 55, "stickyBucket": 13,
   ]
 
   /// Cases not run, by group and name, with the reason. Empty: every case of every group
@@ -128,6 +129,54 @@ struct GrowthBookConformanceTests {
     #expect(result.hashUsed == f[5].boolValue)
   }
 
+  /// `[name, context, featureKey, expected]`: value, on, off, source and ruleId always;
+  /// the experiment and its result when a rule's experiment decided (absent otherwise).
+  @Test(arguments: named("feature"))
+  func feature(_ testCase: NamedCase) throws {
+    let f = testCase.fields
+    var context = try Self.context(f[1])
+    let result = GrowthBook.evalFeature(try #require(f[2].stringValue), in: &context)
+    let expected = try #require(f[3].objectValue)
+    let unknown = Set(expected.keys).subtracting([
+      "value", "on", "off", "source", "ruleId", "experiment", "experimentResult",
+    ])
+    #expect(unknown.isEmpty, "expected fields this port does not check: \(unknown.sorted())")
+    #expect(result.value == expected["value"])
+    #expect(.bool(result.on) == expected["on"])
+    #expect(.bool(result.off) == expected["off"])
+    #expect(.string(result.source.rawValue) == expected["source"])
+    #expect(.string(result.ruleId) == expected["ruleId"])
+    #expect(try result.experiment.map(Self.json) == expected["experiment"])
+    #expect(try result.experimentResult.map(Self.json) == expected["experimentResult"])
+  }
+
+  /// `[name, context, storedDocs, featureKey, expectedResult, expectedDocs]`: the stored
+  /// documents are what the sticky bucket service holds; as GrowthBook's SDKs do, the
+  /// context loads those of the user's attribute values, and afterwards holds expectedDocs.
+  @Test(arguments: named("stickyBucket"))
+  func stickyBucket(_ testCase: NamedCase) throws {
+    let f = testCase.fields
+    var contextJSON = try #require(f[1].objectValue)
+    var documents =
+      try contextJSON.removeValue(forKey: "stickyBucketAssignmentDocs")
+      .map { try $0.decoded(as: [String: StickyBucketDocument].self) } ?? [:]
+    var context = try Self.context(.object(contextJSON))
+    for document in try f[2].decoded(as: [StickyBucketDocument].self)
+    where context.attributes[document.attributeName] == .string(document.attributeValue) {
+      documents[document.key] = document
+    }
+    context.stickyBucketAssignmentDocs = documents
+    let result = GrowthBook.evalFeature(try #require(f[3].stringValue), in: &context)
+    #expect(try result.experimentResult.map(Self.json) ?? .null == f[4])
+    #expect(try JSONValue.object((context.stickyBucketAssignmentDocs ?? [:]).mapValues(Self.json)) == f[5])
+    // Every changed document is named for the store to save.
+    for key in context.changedStickyBuckets { #expect(context.stickyBucketAssignmentDocs?[key] != nil) }
+  }
+
+  static func json<T: Encodable>(_ value: T) throws -> JSONValue {
+    try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+  }
+
   static let experimentKeys: Set<String> = [
     "key", "variations", "weights", "coverage", "condition", "parentConditions", "active", "force",
     "hashAttribute", "hashVersion", "seed", "namespace", "filters", "ranges", "meta", "name",
@@ -145,16 +194,10 @@ struct GrowthBookConformanceTests {
       case "url": context.url = try #require(value.stringValue as String?) as String
       case "forcedVariations": context.forcedVariations = try value.decoded(as: [String: Int].self)
       case "savedGroups": context.savedGroups = try value.decoded(as: [String: [JSONValue]].self)
-      case "features":
-        // Prerequisites read a feature's value; only rule-less features (value = default)
-        // can be mapped without a feature-rule engine, which Wellflow does not have.
-        for (id, definition) in try #require(value.objectValue) {
-          let definition = try #require(definition.objectValue)
-          guard Set(definition.keys).isSubset(of: ["defaultValue"]) else {
-            throw CaseFormatError(description: "feature \(id) has rules; only defaultValue is supported")
-          }
-          context.featureValues[id] = definition["defaultValue"] ?? .null
-        }
+      case "features": context.features = try value.decoded(as: [String: Feature].self)
+      case "contextualBandits": context.contextualBandits = try #require(value.objectValue)
+      case "stickyBucketAssignmentDocs":
+        context.stickyBucketAssignmentDocs = try value.decoded(as: [String: StickyBucketDocument].self)
       default:
         throw CaseFormatError(description: "context field \(key) is not modelled")
       }

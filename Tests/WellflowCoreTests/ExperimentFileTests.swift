@@ -107,9 +107,18 @@ struct ExperimentFileTests {
         "experiments.yaml:21:11: flow: unknown flow 'onbording' (did you mean 'onboarding'?) (flows: \(flows))",
         "experiments.yaml:23:14: weights has 3 values for 2 variations",
         "experiments.yaml:27:14: weights must not be negative, got -0.5",
-        "experiments.yaml:28:5: unknown key 'colour' in experiment (keys: key, flow, variations, weights, coverage, hashVersion, condition, hashAttribute, seed, namespace)",
+        "experiments.yaml:28:5: unknown key 'colour' in experiment (keys: key, flow, variations, weights, coverage, hashVersion, condition, hashAttribute, seed, namespace, metrics)",
         "experiments.yaml:29:5: the experiment has no key, variations (an experiment needs key, flow and variations)",
       ])
+  }
+
+  @Test func aFileWithOnlyVariantsLoads() throws {
+    let path = workspace.write(
+      "variants.yaml", "variants:\n  checkin:\n    mini: {steps: [sensing, acting]}\n")
+    let file = try ExperimentFile.load(path: path, registry: try WellflowApp.makeRegistry()).get()
+    #expect(file.experiments.isEmpty)
+    #expect(file.variants.map(\.name) == ["mini"])
+    #expect(file.registry.flow("checkin")?.variants.contains("mini") == true)
   }
 
   @Test func wrongTypesAndShapesAreNamed() throws {
@@ -128,7 +137,7 @@ struct ExperimentFileTests {
     #expect(
       try problems("experiment: []") == [
         "experiments.yaml:1:1: unknown key 'experiment' in experiment file (did you mean 'experiments'?) (keys: experiments, variants, followUps)",
-        "experiments.yaml:1:1: the file has no experiments (add `experiments:` with a list of experiments)",
+        "experiments.yaml:1:1: the file declares nothing (add `experiments:` with a list of experiments, `variants:` or `followUps:`)",
       ])
     #expect(
       try problems(

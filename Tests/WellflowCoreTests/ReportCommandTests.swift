@@ -65,15 +65,23 @@ struct ReportCommandTests {
     #expect(outcome.code == 0)
     #expect(outcome.err.isEmpty)
     // standard 2/3 = 66.7%, Wilson 20.8%–93.9%; brief 1/2 = 50%, Wilson 9.5%–90.5%;
-    // pooled 3/5: z = (0.5 − 0.667) / √(0.24 · (1/3 + 1/2)) = −0.37, p = 0.7094.
+    // pooled 3/5: z = (0.5 − 0.667) / √(0.24 · (1/3 + 1/2)) = −0.37, p = 0.7094 (one
+    // comparison: Holm leaves it); chance to beat control: scipy quad of beta(2, 2).pdf ·
+    // beta(3, 2).cdf over 0…1 = 0.3714.
     #expect(
       outcome.out == [
         """
         Experiment onboarding-length, flow onboarding: completion = completed / started (each user's first run after exposure)
 
-        variation  exposed  started  completed  cancelled  abandoned  completion  95% CI       median steps  top exit screen          vs control
-        standard         3        3          2          1          0       66.7%  20.8%–93.9%             4  onboarding.features (1)  control
-        brief            3        2          1          0          1       50.0%  9.5%–90.5%              2  onboarding.skill (1)     -16.7 pts, z -0.37, p 0.7094
+        variation  exposed  started  completed  cancelled  terminated  abandoned  median steps  top exit screen
+        standard         3        3          2          1           0          0             4  onboarding.features (1)
+        brief            3        2          1          0           0          1             2  onboarding.skill (1)
+
+                    variation  users   rate  95% CI       vs control  p (Holm)  chance to beat
+        completion  standard       3  66.7%  20.8%–93.9%  control
+                    brief          2  50.0%  9.5%–90.5%   -16.7 pts   0.7094    37.1%
+
+        sample ratio: exposures 3/3 against equal weights (no experiment file given) 50%/50%: chi-square 0.00, p 1.0000
 
         """
       ])

@@ -54,3 +54,23 @@ public struct FanOutAnalyticsSink: AnalyticsSink {
   public func record(_ event: AnalyticsEvent) { for sink in sinks { sink.record(event) } }
   public var isRecording: Bool { sinks.contains { $0.isRecording } }
 }
+
+/// Adds fields to every event before passing it on: `wellflow run` marks its events
+/// `source: script`, so a report can say its data was simulated.
+public struct TaggingAnalyticsSink: AnalyticsSink {
+  public let base: any AnalyticsSink
+  public let fields: [String: EventValue]
+
+  public init(_ base: any AnalyticsSink, fields: [String: EventValue]) {
+    self.base = base
+    self.fields = fields
+  }
+
+  public func record(_ event: AnalyticsEvent) {
+    var event = event
+    event.fields.merge(fields) { own, _ in own }
+    base.record(event)
+  }
+
+  public var isRecording: Bool { base.isRecording }
+}

@@ -22,6 +22,10 @@ public struct RunConfiguration: Sendable {
   public var eventsPath: String?
   /// `--experiments FILE`: experiments that choose variants, and variants without code.
   public var experimentsPath: String?
+  /// `--growthbook FILE`: a GrowthBook SDK payload whose `wellflow.<flow>` features choose variants.
+  public var growthBookPath: String?
+  /// `--seed N`: draws of `maybe:` steps (with the user id).
+  public var seed: UInt64 = 0
   /// `-e KEY=VALUE`, overriding the top-level script's env.
   public var variables: [String] = []
   /// `--backend URL --api-key K --token T`; without them an embedded server serves `sync`.
@@ -85,6 +89,17 @@ public enum RunCommand {
         return 2
       }
     }
+    var payload: GrowthBookPayload?
+    if let path = configuration.growthBookPath {
+      switch GrowthBookPayload.load(path: path, registry: registry) {
+      case .success(let loaded): payload = loaded
+      case .failure(let failure):
+        for problem in failure.problems { console.err(problem.description) }
+        let count = failure.problems.count
+        console.err("\(count) problem\(count == 1 ? "" : "s") found in the GrowthBook payload; no script ran")
+        return 2
+      }
+    }
     var overrides: [String: String] = [:]
     for assignment in configuration.variables {
       guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
@@ -131,7 +146,12 @@ public enum RunCommand {
     }
 
     let vocabulary = ScriptVocabulary(
-      registry: registry, experimentVariations: experimentFile?.variationsByExperiment)
+      registry: registry,
+      experimentVariations: experimentFile == nil && payload == nil
+        ? nil
+        : (experimentFile?.variationsByExperiment ?? [:]).merging(payload?.variationsByExperiment ?? [:]) {
+          file, served in file + served.filter { !file.contains($0) }
+        })
     var scripts: [Script] = []
     var problems: [ScriptProblem] = []
     for file in files {
@@ -161,7 +181,9 @@ public enum RunCommand {
     var sinks: [any AnalyticsSink] = []
     if let eventsPath = configuration.eventsPath {
       do {
-        sinks.append(try NDJSONAnalyticsSink(path: eventsPath))
+        sinks.append(
+          TaggingAnalyticsSink(
+            try NDJSONAnalyticsSink(path: eventsPath), fields: ["source": .string("script")]))
       } catch {
         return usage("cannot write events to '\(eventsPath)': \(error.localizedDescription)")
       }
@@ -171,7 +193,8 @@ public enum RunCommand {
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
         analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? [],
-        backend: backend, capturesScreens: configuration.htmlPath != nil, locale: configuration.locale))
+        growthBook: payload, backend: backend, capturesScreens: configuration.htmlPath != nil,
+        locale: configuration.locale, seed: configuration.seed))
 
     let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now

@@ -73,8 +73,19 @@ struct Run: AsyncParsableCommand {
       forces a variation (and, as in GrowthBook, records no exposure).
       hashVersion defaults to 1, GrowthBook's default, so users keep their
       variation if the experiment moves to GrowthBook. The file may declare
-      variants made of a flow's steps:
+      variants made of a flow's steps, and may declare nothing else:
         variants: {onboarding: {brief: {steps: [skill, finale]}}}
+
+      With --growthbook FILE (a GrowthBook SDK payload, {"features": {…}}, as
+      GrowthBook's API serves it unencrypted), a feature named wellflow.<flow>
+      whose value is a variant name chooses that flow's variant through
+      GrowthBook's feature rules (force, rollout, experiment, conditions,
+      prerequisites). It wins over --experiments for its flow. Assignments are
+      sticky: kept in the user's store (with --data-dir, across runs), so
+      changing weights or coverage does not move a user already exposed;
+      raising a rule's bucketVersion re-buckets, and minBucketVersion leaves out
+      users bucketed by an older version. Sticky lookups need the rule's meta
+      keys, as GrowthBook payloads carry them.
       """)
 
   @Argument(help: "Script files or folders.")
@@ -121,6 +132,16 @@ struct Run: AsyncParsableCommand {
   var experiments: String?
 
   @Option(
+    name: .customLong("growthbook"),
+    help: ArgumentHelp(
+      "Choose flow variants with this GrowthBook SDK payload's wellflow.<flow> features (sticky per user).",
+      valueName: "FILE"))
+  var growthBook: String?
+
+  @Option(help: "The seed that, with each user id, draws the `maybe:` steps (deterministic for --users N).")
+  var seed: UInt64 = 0
+
+  @Option(
     name: .customShort("e"),
     help: ArgumentHelp("Set a script variable, overriding the script's env.", valueName: "KEY=VALUE"))
   var variables: [String] = []
@@ -151,6 +172,8 @@ struct Run: AsyncParsableCommand {
     configuration.eventsPath = events
     configuration.variables = variables
     configuration.experimentsPath = experiments
+    configuration.growthBookPath = growthBook
+    configuration.seed = seed
     configuration.backendURL = backend
     configuration.apiKey = apiKey
     configuration.token = token
@@ -175,14 +198,22 @@ struct Report: AsyncParsableCommand {
 
         exposed          users with experiment_viewed
         started          exposed users who then started the flow
-        completed, cancelled, abandoned (started but never ended)
-        completion       completed / started, with its 95% Wilson interval
+        completed, cancelled (by the person), terminated (ended by the host, e.g. a
+                         failed script), abandoned (started but never ended)
         median steps     screens viewed in completed runs (median)
         top exit screen  the screen where most users who did not complete left
-        vs control       difference in completion against the first variation, with
-                         the z statistic and the p-value of a two-proportion z-test
-                         (– when it cannot be computed: nobody started, or every
-                         user in both variations had the same outcome)
+
+      Then each rate, completion (completed / started) first and the metrics the
+      experiment file lists under `metrics:` (a share of exposed users: an event,
+      optionally on a screen or in a flow, after exposure; or returned_next_day),
+      with its 95% Wilson interval, the difference from the control, the p-value of
+      a two-proportion z-test Holm-corrected across the variations, and the chance
+      to beat control (Beta(1, 1) priors).
+
+      The exposures are checked against the weights (chi-square; equal weights
+      without --experiments): below p 0.001 the report starts with `sample ratio
+      mismatch` and marks the results untrustworthy. Events written by `wellflow
+      run` carry source: script, and the report then says they are simulated.
 
       The first variation is the control: the first in the experiment file given with
       --experiments, otherwise the one exposures number 0.
@@ -200,12 +231,13 @@ struct Report: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
   var experiment: String
 
-  @Option(help: "Output format: text (a table) or json.")
+  @Option(help: "Output format: text (tables), json, csv or html (one self-contained page on standard output).")
   var format: ReportConfiguration.Format = .text
 
   @Option(
     help: ArgumentHelp(
-      "The experiment file, to list variations in its order (control first).", valueName: "FILE"))
+      "The experiment file: variations in its order (control first), its weights and metrics.",
+      valueName: "FILE"))
   var experiments: String?
 
   @Option(
@@ -243,29 +275,54 @@ struct Flows: AsyncParsableCommand {
   @Option(help: "Output format: text or json.")
   var format: FlowsListing.Format = .text
 
-  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
-  var experiments: String?
+  @OptionGroup var sources: VariantOptions
 
   @MainActor
   func run() async throws {
-    let registry = try loadRegistry(experiments)
-    let catalog = await FlowsListing.catalog(registry)
-    print(format == .json ? FlowsListing.json(catalog) : FlowsListing.text(catalog))
+    let loaded = try sources.load()
+    let catalog = await FlowsListing.catalog(loaded.registry)
+    print(
+      format == .json
+        ? FlowsListing.json(catalog) : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n"))
+  }
+}
+
+/// `--experiments` and `--growthbook` for the commands that name flows.
+struct VariantOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "An experiment file: its declared variants can be named (a file may declare only variants:).",
+      valueName: "FILE"))
+  var experiments: String?
+
+  @Option(
+    name: .customLong("growthbook"),
+    help: ArgumentHelp(
+      "A GrowthBook SDK payload: without --variant, its wellflow.<flow> feature chooses the variant for --user.",
+      valueName: "FILE"))
+  var growthBook: String?
+
+  @Option(help: "The user whose variant --growthbook or --experiments choose when --variant is omitted.")
+  var user: String = "user-1"
+
+  /// The registry with the files' variants; problems are printed and exit 2.
+  @MainActor
+  func load() throws -> VariantSources {
+    guard
+      let sources = VariantSources.load(
+        experimentsPath: experiments, growthBookPath: growthBook, console: .standard)
+    else { throw ExitCode(2) }
+    return sources
+  }
+
+  /// `--variant` when given, else what the files give the user, else the flow's default.
+  @MainActor
+  func variant(_ given: String?, of flow: String, in sources: VariantSources) -> String? {
+    given ?? sources.variant(for: flow, user: user)
   }
 }
 
 extension FlowsListing.Format: ExpressibleByArgument {}
-
-/// The app's flows with an experiment file's variants; its problems exit 2.
-@MainActor
-func loadRegistry(_ experimentsPath: String?) throws -> FlowRegistry {
-  switch AppRegistry.load(experimentsPath: experimentsPath) {
-  case .success(let (registry, _)): return registry
-  case .failure(let error):
-    FileHandle.standardError.write(Data((error.description + "\n").utf8))
-    throw ExitCode(2)
-  }
-}
 
 struct Export: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -445,10 +502,7 @@ struct Play: AsyncParsableCommand {
   @Option(help: "The variant to play; the flow's default (or the experiment's choice) when omitted.")
   var variant: String?
 
-  @Option(
-    help: ArgumentHelp(
-      "Experiments and declared variants from this file: its variants can be played.", valueName: "FILE"))
-  var experiments: String?
+  @OptionGroup var sources: VariantOptions
 
   @Option(help: "The language screens show in: en (the default) or de.")
   var locale: String?
@@ -459,17 +513,19 @@ struct Play: AsyncParsableCommand {
 
   @MainActor
   func run() async throws {
+    let loaded = try sources.load()
+    let configuration = PlayConfiguration(
+      flow: flow, variant: sources.variant(variant, of: flow, in: loaded), locale: locale, json: format == .json)
     // At a terminal the line editor shows the prompt and keeps a history (arrow keys);
     // from a pipe each command is echoed instead.
-    let configuration = PlayConfiguration(
-      flow: flow, variant: variant, experimentsPath: experiments, locale: locale, json: format == .json)
     let code: Int32
     if TerminalLineReader.isTerminal {
       let reader = TerminalLineReader()
       code = await PlayCommand.execute(
-        configuration, readLine: { reader.readLine(prompt: "> ") }, prompt: { _ in })
+        configuration, registry: loaded.registry, readLine: { reader.readLine(prompt: "> ") }, prompt: { _ in })
     } else {
-      code = await PlayCommand.execute(configuration, readLine: { Swift.readLine(strippingNewline: true) })
+      code = await PlayCommand.execute(
+        configuration, registry: loaded.registry, readLine: { Swift.readLine(strippingNewline: true) })
     }
     if code != 0 { throw ExitCode(code) }
   }
@@ -504,8 +560,7 @@ struct Graph: AsyncParsableCommand {
   @Option(help: "The variant to draw; the flow's default when omitted.")
   var variant: String?
 
-  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
-  var experiments: String?
+  @OptionGroup var sources: VariantOptions
 
   @Option(help: "Output format: mermaid or dot.")
   var format: GraphConfiguration.Format = .mermaid
@@ -527,13 +582,13 @@ struct Graph: AsyncParsableCommand {
 
   @MainActor
   func run() async throws {
+    let loaded = try sources.load()
     var configuration = GraphConfiguration(flow: flow)
-    configuration.variant = variant
+    configuration.variant = sources.variant(variant, of: flow, in: loaded)
     configuration.format = format
     configuration.depth = depth
     configuration.maxStates = maxStates
-    let registry = try loadRegistry(experiments)
-    let code = await GraphCommand.execute(configuration, registry: registry)
+    let code = await GraphCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -585,8 +640,7 @@ struct Explore: AsyncParsableCommand {
   @Option(help: "The variant to explore; the flow's default when omitted.")
   var variant: String?
 
-  @Option(help: ArgumentHelp("Add the variants this experiment file declares.", valueName: "FILE"))
-  var experiments: String?
+  @OptionGroup var sources: VariantOptions
 
   @Option(help: "How many actions deep to explore.")
   var depth = FlowExplorer.defaultDepth
@@ -615,14 +669,14 @@ struct Explore: AsyncParsableCommand {
 
   @MainActor
   func run() async throws {
+    let loaded = try sources.load()
     var configuration = ExploreConfiguration(flow: flow)
-    configuration.variant = variant
+    configuration.variant = sources.variant(variant, of: flow, in: loaded)
     configuration.depth = depth
     configuration.format = format
     configuration.maxSequences = maxSequences
     configuration.maxStates = maxStates
-    let registry = try loadRegistry(experiments)
-    let code = await ExploreCommand.execute(configuration, registry: registry)
+    let code = await ExploreCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }
 }

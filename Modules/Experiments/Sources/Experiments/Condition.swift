@@ -14,7 +14,7 @@ extension GrowthBook {
   public static func evalCondition(
     _ attributes: JSONValue, _ condition: JSONValue, savedGroups: [String: [JSONValue]] = [:]
   ) -> Bool {
-    ConditionEvaluator(savedGroups: savedGroups).evaluate(attributes, condition)
+    CompiledCondition(condition).matches(attributes, savedGroups: savedGroups)
   }
 
   /// GrowthBook's `paddedVersionString`: a form of a version in which plain string
@@ -40,10 +40,24 @@ extension GrowthBook {
 }
 
 extension JSONValue {
+  /// `members[key]`; a few attributes are scanned rather than hashed, which is faster for
+  /// the handful an assignment reads.
+  @inline(__always)
+  static func member(_ key: String, of members: [String: JSONValue]) -> JSONValue? {
+    guard members.count <= 8 else { return members[key] }
+    for (name, value) in members where name == key { return value }
+    return nil
+  }
+
   /// The value at a dotted path, or null when any step is missing (JS `getPath`).
   func value(atPath path: String) -> JSONValue {
+    value(atComponents: path.split(separator: ".", omittingEmptySubsequences: false))
+  }
+
+  /// The value at a path already split on dots.
+  func value<Part: StringProtocol>(atComponents parts: [Part]) -> JSONValue {
     var current = self
-    for part in path.split(separator: ".", omittingEmptySubsequences: false) {
+    for part in parts {
       switch current {
       case .object(let members):
         guard let next = members[String(part)] else { return .null }
@@ -63,6 +77,169 @@ extension JSONValue {
     }
     return current
   }
+}
+
+/// A targeting condition parsed once: paths split on dots and operator objects told
+/// from literals ahead of time, so evaluating it for many users repeats no parsing.
+/// `GrowthBook.evalCondition` compiles and evaluates; an experiment keeps its compiled
+/// condition.
+public struct CompiledCondition: Sendable {
+  private let root: Node
+
+  public init(_ condition: JSONValue) { root = Node(condition) }
+
+  /// Whether `attributes` satisfies the condition.
+  public func matches(_ attributes: JSONValue, savedGroups: [String: [JSONValue]] = [:]) -> Bool {
+    root.evaluate(attributes, ConditionEvaluator(savedGroups: savedGroups))
+  }
+
+  /// Whether an attribute object satisfies the condition (the common case, without
+  /// wrapping the members first).
+  public func matches(attributes: [String: JSONValue], savedGroups: [String: [JSONValue]] = [:]) -> Bool {
+    root.evaluate(members: attributes, ConditionEvaluator(savedGroups: savedGroups))
+  }
+
+  /// A condition: its clauses all hold. Anything but an object has no clauses.
+  fileprivate struct Node: Sendable {
+    var clauses: [Clause]
+
+    init(_ condition: JSONValue) {
+      guard case .object(let members) = condition else {
+        clauses = []
+        return
+      }
+      clauses = members.map { key, value in
+        switch key {
+        case "$or": .or(Self.list(value))
+        case "$nor": .nor(Self.list(value))
+        case "$and": .and(Self.list(value))
+        case "$not": .not(Node(value))
+        default: .path(Path(key), Test(value))
+        }
+      }
+    }
+
+    /// Nil when the value is not a list (the clause then has nothing to check).
+    static func list(_ value: JSONValue) -> [Node]? {
+      guard case .array(let items) = value else { return nil }
+      return items.map(Node.init)
+    }
+
+    /// `evaluate(.object(members))`, reading single-step paths straight from `members`.
+    func evaluate(members: [String: JSONValue], _ evaluator: ConditionEvaluator) -> Bool {
+      for clause in clauses {
+        guard case .path(let path, let test) = clause, path.rest.isEmpty else {
+          return evaluate(.object(members), evaluator)
+        }
+        if !test.evaluate(JSONValue.member(path.first, of: members) ?? .null, evaluator) { return false }
+      }
+      return true
+    }
+
+    func evaluate(_ object: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
+      for clause in clauses {
+        switch clause {
+        case .or(let list):
+          if !Self.any(list, object, evaluator) { return false }
+        case .nor(let list):
+          if Self.any(list, object, evaluator) { return false }
+        case .and(let list):
+          if let list, !list.allSatisfy({ $0.evaluate(object, evaluator) }) { return false }
+        case .not(let node):
+          if node.evaluate(object, evaluator) { return false }
+        case .path(let path, let test):
+          if !test.evaluate(path.value(in: object), evaluator) { return false }
+        }
+      }
+      return true
+    }
+
+    /// `$or`: an empty or missing list holds.
+    static func any(_ list: [Node]?, _ object: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
+      guard let list, !list.isEmpty else { return true }
+      return list.contains { $0.evaluate(object, evaluator) }
+    }
+  }
+
+  fileprivate enum Clause: Sendable {
+    case or([Node]?)
+    case nor([Node]?)
+    case and([Node]?)
+    case not(Node)
+    case path(Path, Test)
+  }
+
+  /// A dotted attribute path, split once.
+  fileprivate struct Path: Sendable {
+    var first: String
+    var rest: [String]
+
+    init(_ text: String) {
+      let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      first = parts[0]
+      rest = Array(parts.dropFirst())
+    }
+
+    func value(in object: JSONValue) -> JSONValue {
+      if rest.isEmpty, case .object(let members) = object { return members[first] ?? .null }
+      return object.value(atComponents: [first] + rest)
+    }
+  }
+
+  /// What a path's value is checked against: a literal, or operators.
+  fileprivate enum Test: Sendable {
+    case literal(JSONValue)
+    case operators([(ConditionOperator, JSONValue)])
+
+    init(_ value: JSONValue) {
+      if case .object(let members) = value, ConditionEvaluator.isOperatorObject(value) {
+        self = .operators(members.map { (ConditionOperator(rawValue: $0.key) ?? .unknown, $0.value) })
+      } else {
+        self = .literal(value)
+      }
+    }
+
+    func evaluate(_ actual: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
+      switch self {
+      case .literal(let expected): evaluator.evaluateValue(expected, actual)
+      case .operators(let operators):
+        operators.allSatisfy { evaluator.evaluateOperator($0.0, actual, $0.1) }
+      }
+    }
+  }
+}
+
+/// A condition operator, resolved from its name once.
+enum ConditionOperator: String, Sendable {
+  case veq = "$veq"
+  case vne = "$vne"
+  case vgt = "$vgt"
+  case vgte = "$vgte"
+  case vlt = "$vlt"
+  case vlte = "$vlte"
+  case eq = "$eq"
+  case ne = "$ne"
+  case lt = "$lt"
+  case lte = "$lte"
+  case gt = "$gt"
+  case gte = "$gte"
+  case exists = "$exists"
+  case `in` = "$in"
+  case ini = "$ini"
+  case nin = "$nin"
+  case nini = "$nini"
+  case inGroup = "$inGroup"
+  case notInGroup = "$notInGroup"
+  case not = "$not"
+  case size = "$size"
+  case elemMatch = "$elemMatch"
+  case all = "$all"
+  case alli = "$alli"
+  case regex = "$regex"
+  case regexi = "$regexi"
+  case type = "$type"
+  /// Any other name: it fails closed.
+  case unknown
 }
 
 private struct ConditionEvaluator {
@@ -93,13 +270,13 @@ private struct ConditionEvaluator {
     return list.allSatisfy { evaluate(object, $0) }
   }
 
-  private func evaluateValue(_ condition: JSONValue, _ value: JSONValue, insensitive: Bool = false)
+  func evaluateValue(_ condition: JSONValue, _ value: JSONValue, insensitive: Bool = false)
     -> Bool
   {
     switch condition {
     case .string(let expected):
       if insensitive { return value.jsString.lowercased() == expected.lowercased() }
-      return value.jsString.utf16.elementsEqual(expected.utf16)
+      return JavaScript.sameCodeUnits(value.jsString, expected)
     case .number(let expected):
       return value.jsNumber == expected
     case .bool(let expected):
@@ -109,65 +286,67 @@ private struct ConditionEvaluator {
     case .array:
       return value == condition
     case .object(let operators):
-      guard isOperatorObject(condition) else { return value == condition }
-      return operators.allSatisfy { evaluateOperator($0.key, value, $0.value) }
+      guard Self.isOperatorObject(condition) else { return value == condition }
+      return operators.allSatisfy {
+        evaluateOperator(ConditionOperator(rawValue: $0.key) ?? .unknown, value, $0.value)
+      }
     }
   }
 
-  private func isOperatorObject(_ value: JSONValue) -> Bool {
+  static func isOperatorObject(_ value: JSONValue) -> Bool {
     guard case .object(let members) = value, !members.isEmpty else { return false }
     return members.keys.allSatisfy { $0.hasPrefix("$") }
   }
 
-  private func evaluateOperator(_ op: String, _ actual: JSONValue, _ expected: JSONValue) -> Bool {
+  func evaluateOperator(_ op: ConditionOperator, _ actual: JSONValue, _ expected: JSONValue) -> Bool {
     switch op {
-    case "$veq", "$vne", "$vgt", "$vgte", "$vlt", "$vlte":
+    case .veq, .vne, .vgt, .vgte, .vlt, .vlte:
       return compareVersions(op, actual, expected)
-    case "$eq": return actual.jsStrictEquals(expected)
-    case "$ne": return !actual.jsStrictEquals(expected)
-    case "$lt": return actual.jsLessThan(expected) == true
-    case "$lte": return expected.jsLessThan(actual) == false
-    case "$gt": return expected.jsLessThan(actual) == true
-    case "$gte": return actual.jsLessThan(expected) == false
-    case "$exists": return expected.isTruthy ? actual != .null : actual == .null
-    case "$in", "$ini", "$nin", "$nini":
+    case .eq: return actual.jsStrictEquals(expected)
+    case .ne: return !actual.jsStrictEquals(expected)
+    case .lt: return actual.jsLessThan(expected) == true
+    case .lte: return expected.jsLessThan(actual) == false
+    case .gt: return expected.jsLessThan(actual) == true
+    case .gte: return actual.jsLessThan(expected) == false
+    case .exists: return expected.isTruthy ? actual != .null : actual == .null
+    case .in, .ini, .nin, .nini:
       guard case .array(let list) = expected else { return false }
-      let found = isIn(actual, list, insensitive: op.hasSuffix("i"))
-      return op.hasPrefix("$n") ? !found : found
-    case "$inGroup": return isIn(actual, savedGroups[expected.jsString] ?? [], insensitive: false)
-    case "$notInGroup": return !isIn(actual, savedGroups[expected.jsString] ?? [], insensitive: false)
-    case "$not": return !evaluateValue(expected, actual)
-    case "$size":
+      let found = isIn(actual, list, insensitive: op == .ini || op == .nini)
+      return op == .nin || op == .nini ? !found : found
+    case .inGroup: return isIn(actual, savedGroups[expected.jsString] ?? [], insensitive: false)
+    case .notInGroup: return !isIn(actual, savedGroups[expected.jsString] ?? [], insensitive: false)
+    case .not: return !evaluateValue(expected, actual)
+    case .size:
       guard case .array(let items) = actual else { return false }
       return evaluateValue(expected, .number(Double(items.count)))
-    case "$elemMatch": return elementMatches(actual, expected)
-    case "$all", "$alli":
+    case .elemMatch: return elementMatches(actual, expected)
+    case .all, .alli:
       guard case .array(let list) = expected else { return false }
-      return containsAll(actual, list, insensitive: op == "$alli")
-    case "$regex", "$regexi":
-      let options: NSRegularExpression.Options = op == "$regexi" ? [.caseInsensitive] : []
+      return containsAll(actual, list, insensitive: op == .alli)
+    case .regex, .regexi:
+      let options: NSRegularExpression.Options = op == .regexi ? [.caseInsensitive] : []
       // An invalid pattern matches nothing, as the JS SDK's try/catch does.
       guard let regex = try? NSRegularExpression(pattern: expected.jsString, options: options) else {
         return false
       }
       let text = actual.jsString
       return regex.firstMatch(in: text, range: NSRange(location: 0, length: text.utf16.count)) != nil
-    case "$type": return expected.jsStrictEquals(.string(typeName(actual)))
-    default:
+    case .type: return expected.jsStrictEquals(.string(typeName(actual)))
+    case .unknown:
       // Unknown operators fail closed, as in the JS SDK.
       return false
     }
   }
 
-  private func compareVersions(_ op: String, _ actual: JSONValue, _ expected: JSONValue) -> Bool {
+  private func compareVersions(_ op: ConditionOperator, _ actual: JSONValue, _ expected: JSONValue) -> Bool {
     let a = GrowthBook.paddedVersionString(actual).utf16
     let b = GrowthBook.paddedVersionString(expected).utf16
     switch op {
-    case "$veq": return a.elementsEqual(b)
-    case "$vne": return !a.elementsEqual(b)
-    case "$vgt": return b.lexicographicallyPrecedes(a)
-    case "$vgte": return !a.lexicographicallyPrecedes(b)
-    case "$vlt": return a.lexicographicallyPrecedes(b)
+    case .veq: return a.elementsEqual(b)
+    case .vne: return !a.elementsEqual(b)
+    case .vgt: return b.lexicographicallyPrecedes(a)
+    case .vgte: return !a.lexicographicallyPrecedes(b)
+    case .vlt: return a.lexicographicallyPrecedes(b)
     default: return !b.lexicographicallyPrecedes(a)
     }
   }
@@ -189,9 +368,11 @@ private struct ConditionEvaluator {
       if insensitive, case .string(let text) = value { return .string(text.lowercased()) }
       return value
     }
-    let candidates: [JSONValue]
-    if case .array(let items) = actual { candidates = items } else { candidates = [actual] }
-    return candidates.contains { item in list.contains { fold(item).jsStrictEquals(fold($0)) } }
+    guard case .array(let items) = actual else {
+      let item = fold(actual)
+      return list.contains { item.jsStrictEquals(fold($0)) }
+    }
+    return items.contains { item in list.contains { fold(item).jsStrictEquals(fold($0)) } }
   }
 
   private func containsAll(_ actual: JSONValue, _ list: [JSONValue], insensitive: Bool) -> Bool {
@@ -203,7 +384,7 @@ private struct ConditionEvaluator {
 
   private func elementMatches(_ actual: JSONValue, _ expected: JSONValue) -> Bool {
     guard case .array(let items) = actual else { return false }
-    let isOperator = isOperatorObject(expected)
+    let isOperator = Self.isOperatorObject(expected)
     // Falsy items never match, as in the JS SDK (`actual[i] && check(actual[i])`).
     return items.contains { item in
       item.isTruthy && (isOperator ? evaluateValue(expected, item) : evaluate(item, expected))

@@ -29,13 +29,26 @@ public struct Experiment: Sendable, Equatable, Codable {
   /// Per-variation key and name reported in results.
   public var meta: [VariationMeta]?
   public var name: String?
+  /// With sticky bucketing, the attribute hashed when `hashAttribute` has no value.
+  public var fallbackAttribute: String?
+  /// Keeps this experiment out of sticky bucketing.
+  public var disableStickyBucketing: Bool?
+  /// Sticky assignments are kept per bucket version (default 0); raising it re-buckets.
+  public var bucketVersion: Int?
+  /// Users with a sticky assignment from an older version are left out (default 0).
+  public var minBucketVersion: Int?
+  public var phase: String?
+  /// Set by a contextual bandit rule: the leaf and weights bucketing uses.
+  public var contextualBandit: ContextualBanditAssignment?
 
   public init(
     key: String, variations: [JSONValue], weights: [Double]? = nil, coverage: Double? = nil,
     condition: JSONValue? = nil, parentConditions: [ParentCondition]? = nil, active: Bool = true,
     force: Int? = nil, hashAttribute: String? = nil, hashVersion: Int? = nil, seed: String? = nil,
     namespace: Namespace? = nil, filters: [Filter]? = nil, ranges: [BucketRange]? = nil,
-    meta: [VariationMeta]? = nil, name: String? = nil
+    meta: [VariationMeta]? = nil, name: String? = nil, fallbackAttribute: String? = nil,
+    disableStickyBucketing: Bool? = nil, bucketVersion: Int? = nil, minBucketVersion: Int? = nil,
+    phase: String? = nil
   ) {
     self.key = key
     self.variations = variations
@@ -53,11 +66,45 @@ public struct Experiment: Sendable, Equatable, Codable {
     self.ranges = ranges
     self.meta = meta
     self.name = name
+    self.fallbackAttribute = fallbackAttribute
+    self.disableStickyBucketing = disableStickyBucketing
+    self.bucketVersion = bucketVersion
+    self.minBucketVersion = minBucketVersion
+    self.phase = phase
   }
 
   private enum CodingKeys: String, CodingKey {
     case key, variations, weights, coverage, condition, parentConditions, active, force
     case hashAttribute, hashVersion, seed, namespace, filters, ranges, meta, name
+    case fallbackAttribute, disableStickyBucketing, bucketVersion, minBucketVersion, phase, contextualBandit
+  }
+
+  /// Only the fields that are set (`active` when false), as GrowthBook's SDKs report an
+  /// experiment.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(key, forKey: .key)
+    try c.encode(variations, forKey: .variations)
+    try c.encodeIfPresent(weights, forKey: .weights)
+    try c.encodeIfPresent(coverage, forKey: .coverage)
+    try c.encodeIfPresent(condition, forKey: .condition)
+    try c.encodeIfPresent(parentConditions, forKey: .parentConditions)
+    if !active { try c.encode(active, forKey: .active) }
+    try c.encodeIfPresent(force, forKey: .force)
+    try c.encodeIfPresent(hashAttribute, forKey: .hashAttribute)
+    try c.encodeIfPresent(hashVersion, forKey: .hashVersion)
+    try c.encodeIfPresent(seed, forKey: .seed)
+    try c.encodeIfPresent(namespace, forKey: .namespace)
+    try c.encodeIfPresent(filters, forKey: .filters)
+    try c.encodeIfPresent(ranges, forKey: .ranges)
+    try c.encodeIfPresent(meta, forKey: .meta)
+    try c.encodeIfPresent(name, forKey: .name)
+    try c.encodeIfPresent(fallbackAttribute, forKey: .fallbackAttribute)
+    try c.encodeIfPresent(disableStickyBucketing, forKey: .disableStickyBucketing)
+    try c.encodeIfPresent(bucketVersion, forKey: .bucketVersion)
+    try c.encodeIfPresent(minBucketVersion, forKey: .minBucketVersion)
+    try c.encodeIfPresent(phase, forKey: .phase)
+    try c.encodeIfPresent(contextualBandit, forKey: .contextualBandit)
   }
 
   public init(from decoder: any Decoder) throws {
@@ -78,6 +125,12 @@ public struct Experiment: Sendable, Equatable, Codable {
     ranges = try c.decodeIfPresent([BucketRange].self, forKey: .ranges)
     meta = try c.decodeIfPresent([VariationMeta].self, forKey: .meta)
     name = try c.decodeIfPresent(String.self, forKey: .name)
+    fallbackAttribute = try c.decodeIfPresent(String.self, forKey: .fallbackAttribute)
+    disableStickyBucketing = try c.decodeIfPresent(Bool.self, forKey: .disableStickyBucketing)
+    bucketVersion = try c.decodeIfPresent(Int.self, forKey: .bucketVersion)
+    minBucketVersion = try c.decodeIfPresent(Int.self, forKey: .minBucketVersion)
+    phase = try c.decodeIfPresent(String.self, forKey: .phase)
+    contextualBandit = try c.decodeIfPresent(ContextualBanditAssignment.self, forKey: .contextualBandit)
   }
 }
 
@@ -86,10 +139,13 @@ public struct Experiment: Sendable, Equatable, Codable {
 public struct ParentCondition: Sendable, Equatable, Codable {
   public var id: String
   public var condition: JSONValue
+  /// A failing gate turns the whole feature off (value null), not just the rule.
+  public var gate: Bool?
 
-  public init(id: String, condition: JSONValue) {
+  public init(id: String, condition: JSONValue, gate: Bool? = nil) {
     self.id = id
     self.condition = condition
+    self.gate = gate
   }
 }
 
@@ -114,10 +170,13 @@ public struct Filter: Sendable, Equatable, Codable {
 public struct VariationMeta: Sendable, Equatable, Codable {
   public var key: String?
   public var name: String?
+  /// A feature rule whose chosen variation passes through goes on to the next rule.
+  public var passthrough: Bool?
 
-  public init(key: String? = nil, name: String? = nil) {
+  public init(key: String? = nil, name: String? = nil, passthrough: Bool? = nil) {
     self.key = key
     self.name = name
+    self.passthrough = passthrough
   }
 }
 
@@ -134,14 +193,23 @@ public struct ExperimentContext: Sendable, Equatable {
   public var url: String?
   /// Member lists for `$inGroup` / `$notInGroup`.
   public var savedGroups: [String: [JSONValue]]
-  /// Current values of feature flags, read by `parentConditions`. Wellflow evaluates no
-  /// feature rules itself: the host supplies the values.
-  public var featureValues: [String: JSONValue]
+  /// The features of a GrowthBook payload: what `evalFeature` and prerequisites read.
+  public var features: [String: Feature]
+  /// Contextual bandit definitions by id, as the payload carries them.
+  public var contextualBandits: [String: JSONValue]
+  /// Sticky bucketing: nil turns it off; otherwise the user's stored assignment documents by
+  /// `attribute||value`, read before hashing and updated with every new assignment (the
+  /// caller saves the documents that `changedStickyBuckets` names).
+  public var stickyBucketAssignmentDocs: [String: StickyBucketDocument]?
+  /// The keys of the documents this context changed, in order, for the caller to persist.
+  public var changedStickyBuckets: [String] = []
 
   public init(
     attributes: [String: JSONValue] = [:], enabled: Bool = true, qaMode: Bool = false,
     forcedVariations: [String: Int] = [:], url: String? = nil,
-    savedGroups: [String: [JSONValue]] = [:], featureValues: [String: JSONValue] = [:]
+    savedGroups: [String: [JSONValue]] = [:], features: [String: Feature] = [:],
+    contextualBandits: [String: JSONValue] = [:],
+    stickyBucketAssignmentDocs: [String: StickyBucketDocument]? = nil
   ) {
     self.attributes = attributes
     self.enabled = enabled
@@ -149,7 +217,9 @@ public struct ExperimentContext: Sendable, Equatable {
     self.forcedVariations = forcedVariations
     self.url = url
     self.savedGroups = savedGroups
-    self.featureValues = featureValues
+    self.features = features
+    self.contextualBandits = contextualBandits
+    self.stickyBucketAssignmentDocs = stickyBucketAssignmentDocs
   }
 }
 
@@ -167,108 +237,18 @@ public struct ExperimentResult: Sendable, Equatable, Codable {
   /// Whether hashing chose the variation (false when forced or excluded).
   public var hashUsed: Bool
   public var hashAttribute: String
-  /// The hashed attribute's value as text; empty when the attribute is missing or falsy.
-  public var hashValue: String
+  /// The hashed attribute's value as the user has it (text or number); "" when missing or
+  /// falsy.
+  public var hashValue: JSONValue
   /// The user's hash in [0, 1) when hashing chose the variation.
   public var bucket: Double?
-}
-
-extension GrowthBook {
-  /// Runs `experiment` for the user in `context`, step by step as GrowthBook's JS SDK
-  /// `runExperiment` does (sticky bucketing, URL targeting and tracking callbacks aside).
-  public static func run(_ experiment: Experiment, in context: ExperimentContext) -> ExperimentResult {
-    ExperimentRun(experiment: experiment, context: context).result()
-  }
-}
-
-private struct ExperimentRun {
-  let experiment: Experiment
-  let context: ExperimentContext
-
-  func result() -> ExperimentResult {
-    let count = experiment.variations.count
-    guard count >= 2, context.enabled else { return excluded() }
-    if let url = context.url,
-      let forced = GrowthBook.queryStringOverride(key: experiment.key, url: url, numVariations: count)
-    {
-      return make(variation: forced, hashUsed: false)
-    }
-    if let forced = context.forcedVariations[experiment.key] {
-      return make(variation: forced, hashUsed: false)
-    }
-    guard experiment.active else { return excluded() }
-    let (_, hashValue) = Self.hashAttribute(experiment.hashAttribute, in: context.attributes)
-    guard let hashValue else { return excluded() }
-    if let filters = experiment.filters {
-      if isFilteredOut(filters) { return excluded() }
-    } else if let namespace = experiment.namespace, !GrowthBook.inNamespace(hashValue, namespace) {
-      return excluded()
-    }
-    if let condition = experiment.condition,
-      !GrowthBook.evalCondition(.object(context.attributes), condition, savedGroups: context.savedGroups)
-    {
-      return excluded()
-    }
-    for parent in experiment.parentConditions ?? [] {
-      let value = context.featureValues[parent.id] ?? .null
-      if !GrowthBook.evalCondition(["value": value], parent.condition) { return excluded() }
-    }
-    let seed = experiment.seed.flatMap { $0.isEmpty ? nil : $0 } ?? experiment.key
-    // JS `hashVersion || 1`: a missing or zero version means 1.
-    let version = experiment.hashVersion.flatMap { $0 == 0 ? nil : $0 } ?? 1
-    guard let n = GrowthBook.hash(seed: seed, value: hashValue, version: version) else {
-      return excluded()
-    }
-    let ranges =
-      experiment.ranges
-      ?? GrowthBook.bucketRanges(
-        numVariations: count, coverage: experiment.coverage ?? 1, weights: experiment.weights)
-    guard let assigned = GrowthBook.chooseVariation(n, ranges: ranges) else { return excluded() }
-    if let forced = experiment.force { return make(variation: forced, hashUsed: false) }
-    if context.qaMode { return excluded() }
-    return make(variation: assigned, hashUsed: true, bucket: n)
-  }
-
-  /// The attribute to hash and its value as text; the value is nil when missing or
-  /// falsy (JS `!hashValue`), since such users cannot be bucketed.
-  static func hashAttribute(_ name: String?, in attributes: [String: JSONValue]) -> (String, String?) {
-    let name = name ?? "id"
-    // A literal key wins over a dotted path, as in the JS SDK.
-    let value = attributes[name] ?? JSONValue.object(attributes).value(atPath: name)
-    guard value.isTruthy else { return (name, nil) }
-    return (name, value.jsString)
-  }
-
-  private func isFilteredOut(_ filters: [Filter]) -> Bool {
-    filters.contains { filter in
-      guard let hashValue = Self.hashAttribute(filter.attribute, in: context.attributes).1 else {
-        return true
-      }
-      let version = filter.hashVersion.flatMap { $0 == 0 ? nil : $0 } ?? 2
-      guard let n = GrowthBook.hash(seed: filter.seed, value: hashValue, version: version) else {
-        return true
-      }
-      return !filter.ranges.contains { $0.contains(n) }
-    }
-  }
-
-  private func excluded() -> ExperimentResult { make(variation: -1, hashUsed: false) }
-
-  private func make(variation: Int, hashUsed: Bool, bucket: Double? = nil) -> ExperimentResult {
-    let valid = variation >= 0 && variation < experiment.variations.count
-    let index = valid ? variation : 0
-    let (attribute, hashValue) = Self.hashAttribute(experiment.hashAttribute, in: context.attributes)
-    let meta = experiment.meta.flatMap { index < $0.count ? $0[index] : nil }
-    return ExperimentResult(
-      inExperiment: valid,
-      variationId: index,
-      value: experiment.variations.indices.contains(index) ? experiment.variations[index] : .null,
-      key: meta?.key.flatMap { $0.isEmpty ? nil : $0 } ?? String(index),
-      name: meta?.name,
-      hashUsed: hashUsed,
-      hashAttribute: attribute,
-      hashValue: hashValue ?? "",
-      bucket: bucket
-    )
-  }
+  /// The feature whose rule ran the experiment.
+  public var featureId: String?
+  /// Whether a stored sticky assignment chose the variation.
+  public var stickyBucketUsed: Bool = false
+  /// The chosen variation's meta says to go on to the feature's next rule.
+  public var passthrough: Bool?
+  public var leafId: Int?
+  public var variationWeights: [Double]?
+  public var banditVersion: Int?
 }

@@ -54,6 +54,76 @@ public struct ExitScreen: Sendable, Equatable, Codable {
   }
 }
 
+/// A rate the report computes besides completion (an experiment file's `metrics:`): the
+/// share of exposed users who, after their first exposure, sent a matching event, or came
+/// back the next calendar day (UTC).
+public struct MetricDefinition: Sendable, Equatable, Codable {
+  public enum Kind: String, Sendable, Codable {
+    case event
+    case returnedNextDay = "returned_next_day"
+  }
+
+  public var name: String
+  public var kind: Kind
+  /// The event's name (`screen_viewed`, `mood_saved`, …), for `.event`.
+  public var event: String?
+  /// Only events with this `screen` field.
+  public var screen: String?
+  /// Only events of this flow.
+  public var flow: String?
+
+  public init(
+    name: String, kind: Kind = .event, event: String? = nil, screen: String? = nil, flow: String? = nil
+  ) {
+    self.name = name
+    self.kind = kind
+    self.event = event
+    self.screen = screen
+    self.flow = flow
+  }
+
+  public static let returnedNextDay = MetricDefinition(name: "returned_next_day", kind: .returnedNextDay)
+
+  /// Whether `event` counts for this metric (`.event` metrics only).
+  func matches(_ candidate: ReportEvent) -> Bool {
+    candidate.event == event && (screen == nil || candidate.fields["screen"] == screen)
+      && (flow == nil || candidate.flow == flow)
+  }
+}
+
+/// One variation's value of a rate: completion, or a metric.
+public struct RateResult: Sendable, Equatable, Codable {
+  /// The metric's name (`completion` for completion).
+  public var metric: String
+  /// Users counted: those who started the flow (completion) or were exposed (metrics).
+  public var users: Int
+  public var conversions: Int
+  public var rate: Double?
+  /// 95% Wilson interval.
+  public var interval: ProportionInterval?
+  /// Two-proportion z-test against the control, Holm-corrected across the variations;
+  /// nil for the control and when it cannot be computed.
+  public var pValue: Double?
+  /// Probability that this variation's rate is above the control's (Beta(1, 1) priors).
+  public var chanceToBeatControl: Double?
+}
+
+/// Pearson's chi-square test of the exposures against the weights: a low p-value means
+/// users did not land in the variations as assigned (a sample ratio mismatch).
+public struct SampleRatioCheck: Sendable, Equatable, Codable {
+  /// Below this the report calls it a mismatch.
+  public static let threshold = 0.001
+
+  public var observed: [Int]
+  /// The weights tested against, normalized to sum to 1.
+  public var weights: [Double]
+  /// Whether the weights came from the experiment file (else equal weights were assumed).
+  public var weightsFromFile: Bool
+  public var chiSquare: Double
+  public var pValue: Double
+  public var mismatch: Bool { pValue < Self.threshold }
+}
+
 /// The funnel of one variation. Counts are users; each user's first run of the flow after
 /// their first exposure decides their outcome, so every user is one independent trial.
 public struct VariationReport: Sendable, Equatable, Codable {
@@ -63,7 +133,11 @@ public struct VariationReport: Sendable, Equatable, Codable {
   /// Exposed users who then started the experiment's flow.
   public var started: Int
   public var completed: Int
+  /// Cancelled by the person (back, close, a cancel button).
   public var cancelled: Int
+  /// Ended by the host (`reason: terminated`: the app quit under the flow, or a failed
+  /// script stopped it), counted apart from people cancelling.
+  public var terminated: Int
   /// Runs that stopped without ending (the app quit, or the flow was started again).
   public var abandoned: Int
   /// completed / started; nil when nobody started.
@@ -74,8 +148,13 @@ public struct VariationReport: Sendable, Equatable, Codable {
   public var topExitScreen: ExitScreen?
   /// Median count of `screen_viewed` events in completed runs.
   public var medianStepsToComplete: Double?
-  /// Against the first (control) variation; nil for the control itself.
+  /// Against the first (control) variation; nil for the control itself. Its p-value is
+  /// the raw one; `completion.pValue` is Holm-corrected.
   public var versusControl: ProportionTest?
+  /// Completion as a rate with its corrected p-value and chance to beat control.
+  public var completion: RateResult
+  /// The experiment file's metrics, in its order.
+  public var metrics: [RateResult]
 }
 
 /// Per-variation funnel of an experiment, built from analytics events
@@ -87,6 +166,14 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
   public var variations: [VariationReport]
   /// Users exposed to more than one variation; each counts in the first they saw.
   public var usersInSeveralVariations: Int
+  /// The sample ratio check; nil with fewer than two variations.
+  public var sampleRatio: SampleRatioCheck?
+  /// False when the sample ratio check failed: the comparisons cannot be trusted.
+  public var trustworthy: Bool
+  /// Whether exposures came from scripted runs (`source: script`), not people.
+  public var simulated: Bool
+  /// Names of the metrics reported per variation.
+  public var metricNames: [String]
 
   /// Builds the report from `events` in the order they were recorded (file order, not
   /// timestamps: separate runs may reuse the same clock times).
@@ -95,8 +182,11 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
   ///   - flow: the experiment's flow; by default the flow its exposures name.
   ///   - variationOrder: variations to list first, in order (the first is the control),
   ///     even without exposures; others follow in order of first exposure.
+  ///   - weights: the experiment's weights for `variationOrder`; equal weights otherwise.
+  ///   - metrics: rates to report besides completion.
   public init(
-    experiment: String, events: [ReportEvent], flow: String? = nil, variationOrder: [String] = []
+    experiment: String, events: [ReportEvent], flow: String? = nil, variationOrder: [String] = [],
+    weights: [Double]? = nil, metrics: [MetricDefinition] = []
   ) throws(ReportError) {
     let exposures = events.filter { $0.event == "experiment_viewed" && $0.fields["experiment"] == experiment }
     guard !exposures.isEmpty else {
@@ -111,29 +201,58 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     var order = variationOrder
     var several: Set<String> = []
     var runs: [String: Run] = [:]
+    var exposedAt: [String: Date] = [:]
+    var converted: [String: Set<Int>] = [:]
+    var simulated = false
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
     for event in events {
       if event.event == "experiment_viewed", event.fields["experiment"] == experiment {
         let variation = event.fields["variation"] ?? ""
+        if event.fields["source"] == "script" { simulated = true }
         if !order.contains(variation) { order.append(variation) }
         if let first = variationOf[event.user] {
           if first != variation { several.insert(event.user) }
         } else {
           variationOf[event.user] = variation
+          exposedAt[event.user] = event.ts
         }
         continue
       }
-      guard variationOf[event.user] != nil, event.flow == flow else { continue }
+      guard variationOf[event.user] != nil else { continue }
+      for (index, metric) in metrics.enumerated() {
+        switch metric.kind {
+        case .event:
+          if metric.matches(event) { converted[event.user, default: []].insert(index) }
+        case .returnedNextDay:
+          if let exposed = exposedAt[event.user],
+            let next = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: exposed)),
+            calendar.isDate(event.ts, inSameDayAs: next)
+          {
+            converted[event.user, default: []].insert(index)
+          }
+        }
+      }
+      guard event.flow == flow else { continue }
       runs[event.user, default: .notStarted].apply(event)
     }
 
     self.experiment = experiment
     self.flow = flow
     self.usersInSeveralVariations = several.count
+    self.simulated = simulated
+    self.metricNames = metrics.map(\.name)
     var reports: [VariationReport] = []
     for variation in order {
       let users = variationOf.filter { $0.value == variation }.map(\.key)
       let outcomes = users.compactMap { runs[$0]?.outcome }
-      reports.append(Self.summarize(variation: variation, exposed: users.count, outcomes: outcomes))
+      var report = Self.summarize(variation: variation, exposed: users.count, outcomes: outcomes)
+      report.metrics = metrics.indices.map { index in
+        Self.rate(
+          metrics[index].name, conversions: users.filter { converted[$0]?.contains(index) == true }.count,
+          users: users.count)
+      }
+      reports.append(report)
     }
     if let control = reports.first {
       for index in reports.indices.dropFirst() {
@@ -141,8 +260,57 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
           controlSuccesses: control.completed, controlTrials: control.started,
           successes: reports[index].completed, trials: reports[index].started)
       }
+      Self.compare(&reports, \.completion)
+      for metric in metrics.indices { Self.compare(&reports, \.metrics[metric]) }
     }
     self.variations = reports
+
+    if reports.count >= 2 {
+      var used = GrowthBook.equalWeights(reports.count)
+      var fromFile = false
+      if let weights, weights.count == reports.count, weights.allSatisfy({ $0.isFinite && $0 > 0 }) {
+        let sum = weights.reduce(0, +)
+        used = weights.map { $0 / sum }
+        fromFile = true
+      }
+      let observed = reports.map(\.exposed)
+      if let test = Statistics.sampleRatioTest(observed: observed, weights: used) {
+        sampleRatio = SampleRatioCheck(
+          observed: observed, weights: used, weightsFromFile: fromFile, chiSquare: test.statistic,
+          pValue: test.pValue)
+      }
+    }
+    trustworthy = !(sampleRatio?.mismatch ?? false)
+  }
+
+  private static func rate(_ name: String, conversions: Int, users: Int) -> RateResult {
+    RateResult(
+      metric: name, users: users, conversions: conversions,
+      rate: users > 0 ? Double(conversions) / Double(users) : nil,
+      interval: Statistics.wilsonInterval(successes: conversions, trials: users))
+  }
+
+  /// Fills each non-control variation's Holm-corrected p-value and chance to beat control.
+  private static func compare(
+    _ reports: inout [VariationReport], _ path: WritableKeyPath<VariationReport, RateResult>
+  ) {
+    let control = reports[0][keyPath: path]
+    var raw: [Double?] = []
+    for index in reports.indices.dropFirst() {
+      let value = reports[index][keyPath: path]
+      raw.append(
+        Statistics.twoProportionTest(
+          controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
+          trials: value.users)?.pValue)
+      if control.users > 0, value.users > 0 {
+        reports[index][keyPath: path].chanceToBeatControl = Statistics.chanceToBeatControl(
+          controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
+          trials: value.users)
+      }
+    }
+    for (offset, adjusted) in Statistics.holm(raw).enumerated() {
+      reports[offset + 1][keyPath: path].pValue = adjusted
+    }
   }
 
   private static func summarize(variation: String, exposed: Int, outcomes: [Run.Outcome]) -> VariationReport {
@@ -155,12 +323,15 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
       started: started,
       completed: completedSteps.count,
       cancelled: left.filter { $0.ending == .cancelled }.count,
+      terminated: left.filter { $0.ending == .terminated }.count,
       abandoned: left.filter { $0.ending == .abandoned }.count,
       completionRate: started > 0 ? Double(completedSteps.count) / Double(started) : nil,
       completionInterval: Statistics.wilsonInterval(successes: completedSteps.count, trials: started),
       topExitScreen: topExit(left.compactMap { $0.screens.last }),
       medianStepsToComplete: median(completedSteps),
-      versusControl: nil
+      versusControl: nil,
+      completion: rate("completion", conversions: completedSteps.count, users: started),
+      metrics: []
     )
   }
 
@@ -189,7 +360,7 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
 
 /// A user's first run of the experiment's flow after exposure.
 private enum Run {
-  enum Ending: Equatable { case completed, cancelled, abandoned }
+  enum Ending: Equatable { case completed, cancelled, terminated, abandoned }
 
   struct Outcome {
     var ending: Ending
@@ -212,7 +383,8 @@ private enum Run {
     case (.open(let screens), "flow_completed"):
       self = .finished(Outcome(ending: .completed, screens: screens))
     case (.open(let screens), "flow_cancelled"):
-      self = .finished(Outcome(ending: .cancelled, screens: screens))
+      let ending: Ending = event.fields["reason"] == "terminated" ? .terminated : .cancelled
+      self = .finished(Outcome(ending: ending, screens: screens))
     default:
       break
     }

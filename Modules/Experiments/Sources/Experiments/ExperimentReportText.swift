@@ -1,26 +1,60 @@
 import Foundation
 
 extension ExperimentReport {
-  /// A plain-text table for the terminal (`--format text`).
-  public func renderText() -> String {
-    let header = [
-      "variation", "exposed", "started", "completed", "cancelled", "abandoned", "completion", "95% CI",
-      "median steps", "top exit screen", "vs control",
-    ]
-    let rightAligned: Set<Int> = [1, 2, 3, 4, 5, 6, 8]
-    let rows = variations.enumerated().map { index, v in Self.row(v, isControl: index == 0) }
-    let table = [header] + rows
-    let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
-    let lines = table.map { (row: [String]) -> String in
-      let cells = row.indices.map { (column: Int) -> String in
-        let padding = String(repeating: " ", count: widths[column] - row[column].count)
-        return rightAligned.contains(column) ? padding + row[column] : row[column] + padding
-      }
-      return String(cells.joined(separator: "  ").reversed().drop(while: { $0 == " " }).reversed())
+  /// A plain-text report for the terminal (`--format text`): warnings first, the funnel,
+  /// then each rate with its interval, corrected p-value and chance to beat control.
+  /// What a reader must know before any figure, in order: a sample ratio mismatch, then
+  /// that the events were simulated. Every format shows these first.
+  public var warnings: [String] {
+    var warnings: [String] = []
+    if let check = sampleRatio, check.mismatch {
+      warnings.append(
+        "sample ratio mismatch: " + Self.ratioLine(check)
+          + "; users did not land in the variations as assigned, so the results below are untrustworthy")
     }
-    var text = "Experiment \(experiment), flow \(flow): completion = completed / started "
+    if simulated {
+      warnings.append("simulated: these events come from scripted runs (wellflow run), not from people")
+    }
+    return warnings
+  }
+
+  public func renderText() -> String {
+    var text = ""
+    for warning in warnings { text += warning + "\n\n" }
+    text += "Experiment \(experiment), flow \(flow): completion = completed / started "
     text += "(each user's first run after exposure)\n\n"
-    text += lines.joined(separator: "\n") + "\n"
+    let funnelHeader = [
+      "variation", "exposed", "started", "completed", "cancelled", "terminated", "abandoned", "median steps",
+      "top exit screen",
+    ]
+    let funnel = variations.map { v in
+      [v.variation]
+        + [v.exposed, v.started, v.completed, v.cancelled, v.terminated, v.abandoned].map { String($0) }
+        + [
+          v.medianStepsToComplete.map { String(format: "%g", $0) } ?? Self.none,
+          v.topExitScreen.map { "\($0.screen) (\($0.users))" } ?? Self.none,
+        ]
+    }
+    text += Self.table([funnelHeader] + funnel, rightAligned: [1, 2, 3, 4, 5, 6, 7]) + "\n"
+    let rateHeader = ["", "variation", "users", "rate", "95% CI", "vs control", "p (Holm)", "chance to beat"]
+    var rows: [[String]] = []
+    let names = ["completion"] + metricNames
+    for (index, name) in names.enumerated() {
+      for (position, v) in variations.enumerated() {
+        let rate = index == 0 ? v.completion : v.metrics[index - 1]
+        let controlRate = index == 0 ? variations[0].completion : variations[0].metrics[index - 1]
+        rows.append(
+          Self.rateRow(
+            position == 0 ? name : "", v.variation, rate, control: position == 0 ? nil : controlRate))
+      }
+    }
+    text += "\n" + Self.table([rateHeader] + rows, rightAligned: [2, 3]) + "\n"
+    if let check = sampleRatio, !check.mismatch {
+      text += "\nsample ratio: " + Self.ratioLine(check) + "\n"
+    }
+    if terminatedTotal > 0 {
+      text += "\n\(terminatedTotal) run(s) were ended by the host (terminated), not by people cancelling.\n"
+    }
     if usersInSeveralVariations > 0 {
       text += "\n\(usersInSeveralVariations) user(s) saw more than one variation; "
       text += "each counts in the first one seen.\n"
@@ -28,31 +62,80 @@ extension ExperimentReport {
     return text
   }
 
-  private static func row(_ v: VariationReport, isControl: Bool) -> [String] {
-    let none = "–"
-    var cells = [v.variation]
-    cells += [v.exposed, v.started, v.completed, v.cancelled, v.abandoned].map { String($0) }
-    cells.append(v.completionRate.map(percent) ?? none)
-    if let interval = v.completionInterval {
-      cells.append(percent(interval.lower) + "–" + percent(interval.upper))
-    } else {
-      cells.append(none)
+  private var terminatedTotal: Int { variations.reduce(0) { $0 + $1.terminated } }
+
+  /// `--format csv`: one row per rate and variation.
+  public func renderCSV() -> String {
+    var lines = [
+      "metric,variation,users,conversions,rate,ci_lower,ci_upper,p_value_holm,chance_to_beat_control,srm_p_value,trustworthy,simulated"
+    ]
+    let srm = sampleRatio.map { Self.number($0.pValue) } ?? ""
+    for (index, name) in (["completion"] + metricNames).enumerated() {
+      for v in variations {
+        let rate = index == 0 ? v.completion : v.metrics[index - 1]
+        let cells = [
+          Self.csv(name), Self.csv(v.variation), String(rate.users), String(rate.conversions),
+          rate.rate.map(Self.number) ?? "", rate.interval.map { Self.number($0.lower) } ?? "",
+          rate.interval.map { Self.number($0.upper) } ?? "", rate.pValue.map(Self.number) ?? "",
+          rate.chanceToBeatControl.map(Self.number) ?? "", srm, trustworthy ? "true" : "false",
+          simulated ? "true" : "false",
+        ]
+        lines.append(cells.joined(separator: ","))
+      }
     }
-    cells.append(v.medianStepsToComplete.map { String(format: "%g", $0) } ?? none)
-    if let exit = v.topExitScreen {
-      cells.append("\(exit.screen) (\(exit.users))")
-    } else {
-      cells.append(none)
-    }
-    cells.append(isControl ? "control" : v.versusControl.map(comparison) ?? none)
-    return cells
+    return lines.joined(separator: "\n") + "\n"
   }
 
-  private static func percent(_ value: Double) -> String {
-    String(format: "%.1f%%", value * 100)
+  private static let none = "–"
+
+  private static func ratioLine(_ check: SampleRatioCheck) -> String {
+    let observed = check.observed.map(String.init).joined(separator: "/")
+    let weights = check.weights.map { String(format: "%.4g%%", $0 * 100) }.joined(separator: "/")
+    return
+      "exposures \(observed) against \(check.weightsFromFile ? "weights" : "equal weights (no experiment file given)") "
+      + "\(weights): chi-square \(String(format: "%.2f", check.chiSquare)), p \(pText(check.pValue))"
   }
 
-  private static func comparison(_ test: ProportionTest) -> String {
-    String(format: "%+.1f pts, z %.2f, p %.4f", test.difference * 100, test.z, test.pValue)
+  private static func rateRow(_ name: String, _ variation: String, _ rate: RateResult, control: RateResult?)
+    -> [String]
+  {
+    var difference = "control"
+    if let control {
+      difference = none
+      if let value = rate.rate, let base = control.rate {
+        difference = String(format: "%+.1f pts", (value - base) * 100)
+      }
+    }
+    let isControl = control == nil
+    return [
+      name, variation, String(rate.users), rate.rate.map(percent) ?? none,
+      rate.interval.map { percent($0.lower) + "–" + percent($0.upper) } ?? none, difference,
+      isControl ? "" : rate.pValue.map(pText) ?? none,
+      isControl ? "" : rate.chanceToBeatControl.map(percent) ?? none,
+    ]
+  }
+
+  private static func table(_ rows: [[String]], rightAligned: Set<Int>) -> String {
+    let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+      let cells = row.indices.map { column -> String in
+        let padding = String(repeating: " ", count: widths[column] - row[column].count)
+        return rightAligned.contains(column) ? padding + row[column] : row[column] + padding
+      }
+      return String(cells.joined(separator: "  ").reversed().drop(while: { $0 == " " }).reversed())
+    }.joined(separator: "\n")
+  }
+
+  private static func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
+
+  private static func pText(_ value: Double) -> String {
+    value < 0.0001 ? String(format: "%.1e", value) : String(format: "%.4f", value)
+  }
+
+  private static func number(_ value: Double) -> String { String(format: "%.6g", value) }
+
+  private static func csv(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 }

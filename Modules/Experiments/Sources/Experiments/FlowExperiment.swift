@@ -1,23 +1,27 @@
 /// An experiment on a flow as an experiment file declares it (SPEC §6): each variation
 /// names a variant of `flow`; the first is the control.
 public struct FlowExperiment: Sendable, Equatable {
-  public var key: String
+  // Every change rebuilds the compiled form, so `assign` parses and builds nothing.
+  public var key: String { didSet { recompile() } }
   public var flow: String
-  public var variations: [String]
+  public var variations: [String] { didSet { recompile() } }
   /// Equal by default.
-  public var weights: [Double]?
+  public var weights: [Double]? { didSet { recompile() } }
   /// Share of eligible users included, 0…1 (default 1).
-  public var coverage: Double?
+  public var coverage: Double? { didSet { recompile() } }
   /// GrowthBook's default when omitted is 1, so the same experiment keeps its users when
   /// it moves to GrowthBook; 2 is the newer, better-distributed hash.
-  public var hashVersion: Int?
+  public var hashVersion: Int? { didSet { recompile() } }
   /// GrowthBook condition on the user's attributes (`id`, `skill`, `daysSinceFirstLaunch`).
-  public var condition: JSONValue?
+  public var condition: JSONValue? { didSet { recompile() } }
   /// Default `id` (the user id).
-  public var hashAttribute: String?
+  public var hashAttribute: String? { didSet { recompile() } }
   /// Default the key.
-  public var seed: String?
-  public var namespace: Namespace?
+  public var seed: String? { didSet { recompile() } }
+  public var namespace: Namespace? { didSet { recompile() } }
+
+  /// The definition prepared for assignment: condition parsed, hash seeded, ranges built.
+  private var compiled: CompiledFlowExperiment
 
   public static let hashVersions = [1, 2]
   /// How far the weights may sum from 1.
@@ -38,6 +42,21 @@ public struct FlowExperiment: Sendable, Equatable {
     self.hashAttribute = hashAttribute
     self.seed = seed
     self.namespace = namespace
+    compiled = CompiledFlowExperiment(
+      key: key, variations: variations, weights: weights, coverage: coverage, hashVersion: hashVersion,
+      condition: condition, hashAttribute: hashAttribute, seed: seed, namespace: namespace)
+  }
+
+  private mutating func recompile() {
+    compiled = CompiledFlowExperiment(
+      key: key, variations: variations, weights: weights, coverage: coverage, hashVersion: hashVersion,
+      condition: condition, hashAttribute: hashAttribute, seed: seed, namespace: namespace)
+  }
+
+  public static func == (a: FlowExperiment, b: FlowExperiment) -> Bool {
+    a.key == b.key && a.flow == b.flow && a.variations == b.variations && a.weights == b.weights
+      && a.coverage == b.coverage && a.hashVersion == b.hashVersion && a.condition == b.condition
+      && a.hashAttribute == b.hashAttribute && a.seed == b.seed && a.namespace == b.namespace
   }
 
   /// The same experiment in GrowthBook's model: variation values are the variant names.
@@ -112,18 +131,70 @@ public struct FlowExperiment: Sendable, Equatable {
     return problems
   }
 
-  /// The variation a user sees, GrowthBook's way. `forced` (a variation name, from a
+  /// The variation a user sees, GrowthBook's way (the same steps as `GrowthBook.run` on
+  /// `growthBook`, on the precompiled definition). `forced` (a variation name, from a
   /// script's `experiments:`) wins over hashing and targeting.
   public func assign(attributes: [String: JSONValue], forced: String? = nil) -> FlowAssignment {
-    var context = ExperimentContext(attributes: attributes)
-    if let forced, let index = variations.firstIndex(of: forced) { context.forcedVariations[key] = index }
-    let result = GrowthBook.run(growthBook, in: context)
+    let variationId: Int
+    var hashUsed = false
+    if let forced, variations.count >= 2, let index = variations.firstIndex(of: forced) {
+      variationId = index
+    } else if let assigned = compiled.hashedVariation(attributes) {
+      variationId = assigned
+      hashUsed = true
+    } else {
+      return FlowAssignment(
+        experiment: key, flow: flow, variation: variations.first ?? "", variationId: 0, inExperiment: false,
+        hashUsed: false)
+    }
     return FlowAssignment(
-      experiment: key, flow: flow, variation: variations[result.variationId], variationId: result.variationId,
-      inExperiment: result.inExperiment, hashUsed: result.hashUsed)
+      experiment: key, flow: flow, variation: variations[variationId], variationId: variationId,
+      inExperiment: true, hashUsed: hashUsed)
   }
 
   private func format(_ number: Double) -> String { JSONValue.number(number).jsString }
+}
+
+/// A flow experiment prepared once for many assignments. Immutable, so copies of the
+/// experiment share it.
+private final class CompiledFlowExperiment: Sendable {
+  let count: Int
+  let hashAttribute: String
+  let namespace: Namespace?
+  let condition: CompiledCondition?
+  let hash: SeededHash
+  /// Nil for an unknown hash version: nobody can be bucketed.
+  let version: Int?
+  let ranges: [BucketRange]
+
+  init(
+    key: String, variations: [String], weights: [Double]?, coverage: Double?, hashVersion: Int?,
+    condition: JSONValue?, hashAttribute: String?, seed: String?, namespace: Namespace?
+  ) {
+    count = variations.count
+    self.hashAttribute = hashAttribute ?? "id"
+    self.namespace = namespace
+    self.condition = condition.map(CompiledCondition.init)
+    hash = SeededHash(seed: seed.flatMap { $0.isEmpty ? nil : $0 } ?? key)
+    // JS `hashVersion || 1`: a missing or zero version means 1.
+    let version = hashVersion.flatMap { $0 == 0 ? nil : $0 } ?? 1
+    self.version = FlowExperiment.hashVersions.contains(version) ? version : nil
+    ranges = GrowthBook.bucketRanges(numVariations: count, coverage: coverage ?? 1, weights: weights)
+  }
+
+  /// The variation hashing puts the user in; nil when they are not in the experiment.
+  func hashedVariation(_ attributes: [String: JSONValue]) -> Int? {
+    guard count >= 2, let version else { return nil }
+    let value =
+      JSONValue.member(hashAttribute, of: attributes)
+      ?? JSONValue.object(attributes).value(atPath: hashAttribute)
+    guard value.isTruthy else { return nil }
+    let hashValue = value.jsString
+    if let namespace, !GrowthBook.inNamespace(hashValue, namespace) { return nil }
+    if let condition, !condition.matches(attributes: attributes) { return nil }
+    let n = version == 2 ? hash.hashVersion2(hashValue) : hash.hashVersion1(hashValue)
+    return GrowthBook.chooseVariation(n, ranges: ranges)
+  }
 }
 
 /// One user's assignment to a flow experiment.

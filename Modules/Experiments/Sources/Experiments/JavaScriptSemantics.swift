@@ -54,7 +54,7 @@ extension JSONValue {
     case (.null, .null): return true
     case (.bool(let a), .bool(let b)): return a == b
     case (.number(let a), .number(let b)): return a == b
-    case (.string(let a), .string(let b)): return a.utf16.elementsEqual(b.utf16)
+    case (.string(let a), .string(let b)): return JavaScript.sameCodeUnits(a, b)
     default: return false
     }
   }
@@ -75,6 +75,22 @@ extension JSONValue {
 }
 
 enum JavaScript {
+  /// JS string equality: the same UTF-16 code units, which is the same UTF-8 bytes (both
+  /// encode the same scalars exactly). Unlike Swift's `==`, canonically equivalent but
+  /// differently written strings differ, as in JS.
+  @inline(__always)
+  static func sameCodeUnits(_ a: String, _ b: String) -> Bool {
+    var a = a
+    var b = b
+    // Native strings are contiguous UTF-8 already (small ones are copied to the stack).
+    return a.withUTF8 { left in
+      b.withUTF8 { right in
+        left.count == right.count
+          && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+      }
+    }
+  }
+
   /// JS `Number.prototype.toString()`: shortest round-trip digits, laid out by ECMAScript's
   /// Number::toString rules (`1e21`, `1e-7`, `0.000001`, `100`).
   static func numberString(_ value: Double) -> String {

@@ -40,7 +40,10 @@ public enum Statistics {
     let denominator = 1 + z2 / n
     let center = (p + z2 / (2 * n)) / denominator
     let half = z / denominator * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()
-    return ProportionInterval(lower: max(0, center - half), upper: min(1, center + half))
+    // At 0% and 100% the bound is exactly 0 or 1 (rounding would leave 1e-18 or so).
+    return ProportionInterval(
+      lower: successes == 0 ? 0 : max(0, center - half),
+      upper: successes == trials ? 1 : min(1, center + half))
   }
 
   /// The pooled two-proportion z-test of `successes/trials` against the control's; nil when
@@ -57,5 +60,117 @@ public enum Statistics {
     guard standardError > 0 else { return nil }
     let z = (p2 - p1) / standardError
     return ProportionTest(difference: p2 - p1, z: z, pValue: 2 * normalCDF(-abs(z)))
+  }
+}
+
+extension Statistics {
+  /// The regularized upper incomplete gamma function Q(a, x) = Γ(a, x) / Γ(a), for a > 0 and
+  /// x ≥ 0 (series below a + 1, continued fraction above, as in Numerical Recipes §6.2).
+  public static func regularizedUpperGamma(_ a: Double, _ x: Double) -> Double {
+    guard a > 0, x.isFinite, !x.isNaN else { return x.isInfinite ? 0 : .nan }
+    if x <= 0 { return 1 }
+    let logPrefix = a * log(x) - x - lgamma(a)
+    if x < a + 1 {
+      var term = 1 / a
+      var sum = term
+      var n = a
+      for _ in 0..<10_000 {
+        n += 1
+        term *= x / n
+        sum += term
+        if abs(term) < abs(sum) * 1e-16 { break }
+      }
+      return max(0, min(1, 1 - sum * exp(logPrefix)))
+    }
+    let tiny = 1e-300
+    var b = x + 1 - a
+    var c = 1 / tiny
+    var d = 1 / b
+    var h = d
+    for i in 1...10_000 {
+      let an = -Double(i) * (Double(i) - a)
+      b += 2
+      d = an * d + b
+      if abs(d) < tiny { d = tiny }
+      c = b + an / c
+      if abs(c) < tiny { c = tiny }
+      d = 1 / d
+      let delta = d * c
+      h *= delta
+      if abs(delta - 1) < 1e-16 { break }
+    }
+    return max(0, min(1, exp(logPrefix) * h))
+  }
+
+  /// Upper-tail p-value of a chi-square statistic with `degreesOfFreedom`.
+  public static func chiSquarePValue(_ statistic: Double, degreesOfFreedom: Int) -> Double {
+    guard degreesOfFreedom > 0 else { return .nan }
+    return regularizedUpperGamma(Double(degreesOfFreedom) / 2, statistic / 2)
+  }
+
+  /// Pearson's goodness-of-fit test of `observed` counts against `weights` (normalized);
+  /// nil without observations, with counts and weights of different lengths, fewer than two
+  /// groups, or a weight that is not finite and positive.
+  public static func sampleRatioTest(observed: [Int], weights: [Double]) -> (
+    statistic: Double, pValue: Double
+  )? {
+    guard observed.count == weights.count, observed.count >= 2,
+      weights.allSatisfy({ $0.isFinite && $0 > 0 }), observed.allSatisfy({ $0 >= 0 })
+    else { return nil }
+    let total = Double(observed.reduce(0, +))
+    guard total > 0 else { return nil }
+    let weightSum = weights.reduce(0, +)
+    var statistic = 0.0
+    for (count, weight) in zip(observed, weights) {
+      let expected = total * weight / weightSum
+      statistic += (Double(count) - expected) * (Double(count) - expected) / expected
+    }
+    return (statistic, chiSquarePValue(statistic, degreesOfFreedom: observed.count - 1))
+  }
+
+  /// Holm's step-down adjustment of p-values (same order as given; nils stay nil).
+  public static func holm(_ pValues: [Double?]) -> [Double?] {
+    let present = pValues.enumerated().compactMap { index, p in p.map { (index, $0) } }
+      .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
+    var adjusted = pValues
+    var running = 0.0
+    let m = present.count
+    for (rank, (index, p)) in present.enumerated() {
+      running = max(running, min(1, Double(m - rank) * p))
+      adjusted[index] = running
+    }
+    return adjusted
+  }
+
+  /// The probability that a variation's rate beats the control's, with uniform Beta(1, 1)
+  /// priors: P(X > Y) for X ~ Beta(1 + s, 1 + n − s), Y ~ Beta(1 + s₀, 1 + n₀ − s₀).
+  /// Exact (a finite sum, Evan Miller's formula) for up to 100,000 variation successes; a
+  /// normal approximation of the two posteriors above that. Nil for impossible counts.
+  public static func chanceToBeatControl(
+    controlSuccesses: Int, controlTrials: Int, successes: Int, trials: Int
+  ) -> Double? {
+    guard controlTrials >= 0, trials >= 0, (0...controlTrials).contains(controlSuccesses),
+      (0...trials).contains(successes)
+    else { return nil }
+    let alphaA = Double(1 + controlSuccesses)
+    let betaA = Double(1 + controlTrials - controlSuccesses)
+    let alphaB = 1 + successes
+    let betaB = Double(1 + trials - successes)
+    func logBeta(_ a: Double, _ b: Double) -> Double { lgamma(a) + lgamma(b) - lgamma(a + b) }
+    if alphaB <= 100_000 {
+      var total = 0.0
+      let constant = logBeta(alphaA, betaA)
+      for i in 0..<alphaB {
+        let i = Double(i)
+        total += exp(logBeta(alphaA + i, betaA + betaB) - log(betaB + i) - logBeta(1 + i, betaB) - constant)
+      }
+      return max(0, min(1, total))
+    }
+    func moments(_ a: Double, _ b: Double) -> (Double, Double) {
+      (a / (a + b), a * b / ((a + b) * (a + b) * (a + b + 1)))
+    }
+    let (meanA, varianceA) = moments(alphaA, betaA)
+    let (meanB, varianceB) = moments(Double(alphaB), betaB)
+    return normalCDF((meanB - meanA) / (varianceA + varianceB).squareRoot())
   }
 }

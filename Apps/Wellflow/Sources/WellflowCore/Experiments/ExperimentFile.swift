@@ -20,6 +20,8 @@ public struct ExperimentFile: Sendable {
   /// decides their variant.
   public var experiments: [FlowExperiment]
   public var variants: [DeclaredVariant]
+  /// Each experiment's `metrics:` (rates `wellflow report` adds to completion), by key.
+  public var metrics: [String: [MetricDefinition]] = [:]
   /// The registry given, with the file's variants registered.
   public var registry: FlowRegistry
 
@@ -31,8 +33,9 @@ public struct ExperimentFile: Sendable {
   public static let topLevelKeys = ["experiments", "variants", "followUps"]
   public static let experimentKeys = [
     "key", "flow", "variations", "weights", "coverage", "hashVersion", "condition", "hashAttribute", "seed",
-    "namespace",
+    "namespace", "metrics",
   ]
+  public static let metricKeys = ["name", "event", "screen", "flow"]
 
   /// Reads and checks the file; every problem is reported, one `file:line:column: message`
   /// each, and nothing is returned unless there are none.
@@ -52,6 +55,7 @@ private struct ExperimentFileLoader {
   let path: String
   var registry: FlowRegistry
   var problems: [ScriptProblem] = []
+  var metrics: [String: [MetricDefinition]] = [:]
 
   init(path: String, registry: FlowRegistry) {
     self.path = path
@@ -100,10 +104,14 @@ private struct ExperimentFileLoader {
     var experiments: [FlowExperiment] = []
     if let node = entries.first(where: { $0.key == "experiments" })?.value {
       experiments = experimentList(node)
-    } else if !hasFollowUps {
-      report(root.position, "the file has no experiments (add `experiments:` with a list of experiments)")
+    } else if !hasFollowUps && entries.first(where: { $0.key == "variants" }) == nil {
+      report(
+        root.position,
+        "the file declares nothing (add `experiments:` with a list of experiments, `variants:` or `followUps:`)")
     }
-    return ExperimentFile(path: path, experiments: experiments, variants: variants, registry: registry)
+    var file = ExperimentFile(path: path, experiments: experiments, variants: variants, registry: registry)
+    file.metrics = metrics
+    return file
   }
 
   // MARK: variants
@@ -311,6 +319,9 @@ private struct ExperimentFileLoader {
     if let node = field("hashAttribute") { experiment.hashAttribute = text(node, "hashAttribute") }
     if let node = field("seed") { experiment.seed = node.scalarText }
     if let node = field("namespace") { experiment.namespace = namespace(node) }
+    if let node = field("metrics"), let key {
+      metrics[key] = metricList(node)
+    }
     var conditionNode: YNode?
     if let node = field("condition") {
       conditionNode = node
@@ -332,6 +343,71 @@ private struct ExperimentFileLoader {
     }
     guard problems.count == problemsBefore, keyNode != nil else { return (nil, keyNode) }
     return (experiment, keyNode)
+  }
+
+  /// `metrics: [returned_next_day, {event: mood_saved}, {name: …, event: screen_viewed, screen: …, flow: …}]`
+  mutating func metricList(_ node: YNode) -> [MetricDefinition] {
+    guard let items = node.items else {
+      report(
+        node.position,
+        "metrics must be a list (returned_next_day, or {event, screen, flow, name}), got \(node.typeName)")
+      return []
+    }
+    var metrics: [MetricDefinition] = []
+    var names: [String: Int] = [:]
+    for item in items {
+      var metric: MetricDefinition?
+      if let text = item.string {
+        if text == MetricDefinition.returnedNextDay.name {
+          metric = .returnedNextDay
+        } else {
+          report(
+            item.position,
+            "metrics: '\(clipped(text))' is not a metric; write returned_next_day or {event: NAME, screen: ID, flow: ID}"
+          )
+        }
+      } else if let fields = item.entries {
+        for field in fields where !ExperimentFile.metricKeys.contains(field.key) {
+          report(
+            field.keyPosition,
+            "unknown key '\(clipped(field.key))' in metric"
+              + suggestion(field.key, among: ExperimentFile.metricKeys)
+              + " (keys: \(ExperimentFile.metricKeys.joined(separator: ", ")))")
+        }
+        func value(_ name: String) -> String? {
+          guard let node = fields.first(where: { $0.key == name })?.value else { return nil }
+          guard let text = node.string, !text.isEmpty else {
+            report(node.position, "metrics: \(name) must be text, got \(node.described)")
+            return nil
+          }
+          return text
+        }
+        let event = value("event")
+        let screen = value("screen")
+        let flow = value("flow")
+        if let flow, let flowNode = fields.first(where: { $0.key == "flow" })?.value,
+          registry.flow(flow) == nil
+        {
+          report(flowNode.position, "metrics: unknown flow '\(clipped(flow))'\(flowList(flow))")
+        }
+        if let event {
+          let name = value("name") ?? ([event] + [screen, flow].compactMap { $0 }).joined(separator: " ")
+          metric = MetricDefinition(name: name, event: event, screen: screen, flow: flow)
+        } else if !fields.contains(where: { $0.key == "event" }) {
+          report(item.position, "a metric needs event: (the event name, e.g. screen_viewed)")
+        }
+      } else {
+        report(item.position, "metrics: a metric is returned_next_day or {event: …}, got \(item.described)")
+      }
+      guard let metric else { continue }
+      if let line = names[metric.name] {
+        report(item.position, "metrics: '\(clipped(metric.name))' is listed twice (first on line \(line))")
+        continue
+      }
+      names[metric.name] = item.position.line
+      metrics.append(metric)
+    }
+    return metrics
   }
 
   mutating func namespace(_ node: YNode) -> Namespace? {

@@ -4,7 +4,7 @@ import Foundation
 
 /// Everything `wellflow report` takes.
 public struct ReportConfiguration: Sendable {
-  public enum Format: String, Sendable, CaseIterable { case text, json }
+  public enum Format: String, Sendable, CaseIterable { case text, json, csv, html }
 
   public var eventsPath: String
   public var experiment: String
@@ -108,6 +108,8 @@ public enum ReportCommand {
     }
     var flow: String?
     var order: [String] = []
+    var weights: [Double]?
+    var metrics: [MetricDefinition] = []
     if let path = configuration.experimentsPath {
       let registry: FlowRegistry
       do {
@@ -123,6 +125,8 @@ public enum ReportCommand {
         }
         flow = experiment.flow
         order = experiment.variations
+        weights = experiment.weights ?? GrowthBook.equalWeights(experiment.variations.count)
+        metrics = file.metrics[experiment.key] ?? []
       case .failure(let failure):
         for problem in failure.problems { console.err(problem.description) }
         return 2
@@ -138,7 +142,9 @@ public enum ReportCommand {
     let report: ExperimentReport
     do {
       report = try ExperimentReport(
-        experiment: configuration.experiment, events: events, flow: flow, variationOrder: order)
+        experiment: configuration.experiment, events: events, flow: flow, variationOrder: order,
+        weights: weights,
+        metrics: metrics)
     } catch {
       return fail("\(error)")
     }
@@ -156,6 +162,10 @@ public enum ReportCommand {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
       console.out(String(decoding: (try? encoder.encode(report)) ?? Data(), as: UTF8.self))
+    case .csv:
+      console.out(String(report.renderCSV().dropLast()))
+    case .html:
+      console.out(ReportHTML(report).html)
     }
     return 0
   }

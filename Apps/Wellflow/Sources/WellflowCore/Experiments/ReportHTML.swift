@@ -60,6 +60,12 @@ public struct ReportHTML: Sendable, Equatable {
   /// The rows of an experiment report: exposed → started → completed, completion with
   /// its 95% interval and the p-value against the control.
   public init(_ report: ExperimentReport) {
+    func percent(_ rate: RateResult) -> String {
+      guard let value = rate.rate else { return "–" }
+      var text = String(format: "%.1f%%", value * 100)
+      if let p = rate.pValue { text += String(format: " (p %.3g)", p) }
+      return text
+    }
     self.init(
       experiment: report.experiment, flow: report.flow,
       rows: report.variations.map { variation in
@@ -74,15 +80,22 @@ public struct ReportHTML: Sendable, Equatable {
           interval: variation.completionInterval.flatMap { interval in
             interval.lower <= interval.upper ? interval.lower...interval.upper : nil
           },
-          pValue: variation.versusControl?.pValue,
+          // Holm-corrected across the variations, as the text report prints it.
+          pValue: variation.completion.pValue,
           extra: [
-            ("cancelled", "\(variation.cancelled)"), ("abandoned", "\(variation.abandoned)"),
+            ("cancelled", "\(variation.cancelled)"), ("terminated", "\(variation.terminated)"),
+            ("abandoned", "\(variation.abandoned)"),
             ("top exit screen", variation.topExitScreen.map { "\($0.screen) (\($0.users))" } ?? "–"),
-          ])
+            (
+              "chance to beat control",
+              variation.completion.chanceToBeatControl.map { String(format: "%.1f%%", $0 * 100) } ?? "–"
+            ),
+          ] + variation.metrics.map { ($0.metric, percent($0)) })
       },
-      notes: report.usersInSeveralVariations > 0
-        ? ["\(report.usersInSeveralVariations) users saw more than one variation; each counts in the first."]
-        : [])
+      notes: report.warnings
+        + (report.usersInSeveralVariations > 0
+          ? ["\(report.usersInSeveralVariations) users saw more than one variation; each counts in the first."]
+          : []))
   }
 
   public var html: String {
@@ -108,7 +121,7 @@ public struct ReportHTML: Sendable, Equatable {
     let stages = rows.first?.funnel.map(\.label) ?? []
     for stage in stages { body += "<th>\(e(stage))</th>" }
     for name in rows.first?.extra.map(\.name) ?? [] { body += "<th>\(e(name))</th>" }
-    body += "<th>\(e(rateName))</th><th>95% interval</th><th>p vs control</th></tr></thead><tbody>"
+    body += "<th>\(e(rateName))</th><th>95% interval</th><th>p vs control (Holm)</th></tr></thead><tbody>"
     for row in rows {
       body += "<tr><td>\(e(row.variation))</td>"
       for bar in row.funnel { body += "<td>\(formatNumber(bar.value))</td>" }

@@ -64,6 +64,8 @@ public indirect enum StepKind: Sendable {
   case network(NetworkState)
   case run(file: String, steps: [Step])
   case `repeat`(times: Int, steps: [Step])
+  /// Runs `steps` with probability `p`, drawn from the run's seed and the user id.
+  case maybe(p: Double, steps: [Step])
   case `if`([Condition], then: [Step], else: [Step])
 }
 

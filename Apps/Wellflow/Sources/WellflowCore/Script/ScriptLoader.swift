@@ -74,7 +74,7 @@ public struct ScriptLoader {
   static let subScriptKeys = ["name", "tags", "env", "steps"]
   static let commands = [
     "launch", "relaunch", "start", "tap", "select", "enter", "set", "toggle", "back", "close", "expect",
-    "advance", "network", "sync", "run", "repeat", "if", "open",
+    "advance", "network", "sync", "run", "repeat", "if", "open", "maybe",
   ]
   static let argumentless: Set<String> = ["launch", "back", "close", "sync"]
   /// Commands whose value may be left out.
@@ -269,6 +269,7 @@ public struct ScriptLoader {
         count = product.overflow ? .max : 1 &+ product.partialValue
       case .if(_, let thenSteps, let elseSteps):
         count = 1 &+ max(executedCount(thenSteps), executedCount(elseSteps))
+      case .maybe(_, let body): count = 1 &+ executedCount(body)
       default: break
       }
       let sum = total.addingReportingOverflow(count)
@@ -426,6 +427,30 @@ public struct ScriptLoader {
         return nil
       }
       return make(.open(notification: id), "open \(id)")
+    case "maybe":
+      guard let entries = argument!.entries else {
+        report(argument!.position, "maybe takes {p: 0.3, steps: […]}, got \(argument!.typeName)")
+        return nil
+      }
+      checkKeys(entries, allowed: ["p", "steps"], what: "maybe")
+      var probability: Double?
+      if let pNode = entries.first(where: { $0.key == "p" })?.value {
+        if case .number(let number) = pNode.value, number.isFinite, (0...1).contains(number) {
+          probability = number
+        } else {
+          let shown = if case .number = pNode.value { pNode.text } else { pNode.quoted }
+          report(pNode.position, "p must be a probability from 0 to 1, got \(shown)")
+        }
+      } else {
+        report(argument!.position, "maybe needs `p` (the probability its steps run, 0 to 1)")
+      }
+      guard let body = entries.first(where: { $0.key == "steps" })?.value else {
+        report(argument!.position, "maybe needs `steps`")
+        return nil
+      }
+      let bodySteps = stepList(body, directory: directory, variables: variables)
+      guard let probability else { return nil }
+      return make(.maybe(p: probability, steps: bodySteps), "maybe (p \(formatNumber(probability)))")
     case "if":
       let conditions = conditions(argument!)
       guard let thenNode = extra.first(where: { $0.key == "then" })?.value else {

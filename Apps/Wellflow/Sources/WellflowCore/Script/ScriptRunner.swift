@@ -62,16 +62,21 @@ public final class ScriptRunner {
     public var storage: AppSession.StorageMode
     /// From `--experiments FILE`: they choose the variant of a flow started without one.
     public var experiments: [FlowExperiment]
+    /// From `--growthbook FILE`: its `wellflow.<flow>` features choose variants.
+    public var growthBook: GrowthBookPayload?
     public var backend: BackendChoice
     /// Keep the screen after each step in its result (for an HTML report).
     public var capturesScreens: Bool
     /// The language of scripts that name none (`--locale`); nil is English.
     public var locale: String?
+    /// `--seed`: with the user id, draws each `maybe:` step.
+    public var seed: UInt64
 
     public init(
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
       storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = [],
-      backend: BackendChoice = .embedded, capturesScreens: Bool = false, locale: String? = nil
+      growthBook: GrowthBookPayload? = nil, backend: BackendChoice = .embedded, capturesScreens: Bool = false,
+      locale: String? = nil, seed: UInt64 = 0
     ) {
       self.capturesScreens = capturesScreens
       self.locale = locale
@@ -79,7 +84,9 @@ public final class ScriptRunner {
       self.analytics = analytics
       self.storage = storage
       self.experiments = experiments
+      self.growthBook = growthBook
       self.backend = backend
+      self.seed = seed
     }
   }
 
@@ -94,6 +101,8 @@ public final class ScriptRunner {
   private static let noDirectory = URL(fileURLWithPath: "/dev/null")
   private var session: AppSession!
   private var steps: [StepResult] = []
+  /// `maybe` steps drawn so far in this run (a `maybe` in a `repeat` draws each round).
+  private var maybeDraws = 0
 
   public init(registry: FlowRegistry, options: Options = Options()) {
     self.registry = registry
@@ -138,10 +147,13 @@ public final class ScriptRunner {
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
       userID: user, analytics: options.analytics, storage: storage,
-      experiments: options.experiments.isEmpty
-        ? nil : ExperimentAssigner(experiments: options.experiments, forced: script.experiments),
+      experiments: options.experiments.isEmpty && options.growthBook == nil
+        ? nil
+        : ExperimentAssigner(
+          experiments: options.experiments, forced: script.experiments, payload: options.growthBook),
       backend: backend, locale: script.locale ?? options.locale)
     steps = []
+    maybeDraws = 0
     var failure: ScriptResult.Failure?
     do {
       try await execute(script.steps, depth: 0)
@@ -159,6 +171,25 @@ public final class ScriptRunner {
   }
 
   private var host: FlowHost? { session.host }
+
+  /// A uniform draw in [0, 1) for the `occurrence`-th `maybe` of a run, from the run's seed,
+  /// the user id and the step's place in its file: the same inputs always draw the same, so
+  /// `--users N` simulates the same population every time, and users differ.
+  static func draw(seed: UInt64, user: String, step: SourcePosition, occurrence: Int) -> Double {
+    var state: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte
+      in "\(user)\u{0}\((step.file as NSString).lastPathComponent):\(step.line):\(step.column)\u{0}\(occurrence)"
+      .utf8
+    {
+      state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    }
+    // SplitMix64's finalizer mixes the seed and the text's FNV-1a hash.
+    var z = state ^ (seed &+ 0x9E37_79B9_7F4A_7C15)
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    z ^= z >> 31
+    return Double(z >> 11) / Double(UInt64(1) << 53)
+  }
 
   /// Where a script's clock stops: dates past four-digit years are refused, not computed.
   static let endOfTime = Date(timeIntervalSince1970: 253_402_300_800)  // 10000-01-01T00:00Z
@@ -259,6 +290,14 @@ public final class ScriptRunner {
     case .repeat(let times, let body):
       record(step, .passed, depth: depth, started: started)
       for _ in 0..<times { try await execute(body, depth: depth + 1) }
+      return
+    case .maybe(let p, let body):
+      maybeDraws += 1
+      let draw = Self.draw(
+        seed: options.seed, user: session.userID, step: step.position, occurrence: maybeDraws)
+      let runs = draw < p
+      record(step, .passed, depth: depth, started: started, message: runs ? "drawn, ran" : "not drawn, skipped")
+      if runs { try await execute(body, depth: depth + 1) }
       return
     case .if(let conditions, let thenSteps, let elseSteps):
       var holds = true

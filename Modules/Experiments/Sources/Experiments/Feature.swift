@@ -1,0 +1,508 @@
+/// A feature of a GrowthBook SDK payload (`{"features": {key: feature}}`): a default
+/// value and rules tried in order.
+public struct Feature: Sendable, Equatable, Codable {
+  public var defaultValue: JSONValue
+  public var rules: [FeatureRule]
+
+  public init(defaultValue: JSONValue = .null, rules: [FeatureRule] = []) {
+    self.defaultValue = defaultValue
+    self.rules = rules
+  }
+
+  private enum CodingKeys: String, CodingKey { case defaultValue, rules }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    defaultValue = try c.decodeIfPresent(JSONValue.self, forKey: .defaultValue) ?? .null
+    rules = try c.decodeIfPresent([FeatureRule].self, forKey: .rules) ?? []
+  }
+}
+
+/// One rule of a feature: a forced value (optionally for a rollout share of users) or an
+/// experiment whose variations are the feature's possible values.
+public struct FeatureRule: Sendable, Equatable, Codable {
+  public var id: String?
+  public var condition: JSONValue?
+  public var parentConditions: [ParentCondition]?
+  /// The value a force rule gives; nil for an experiment rule. A forced `null` is `.null`.
+  public var force: JSONValue?
+  public var coverage: Double?
+  public var range: BucketRange?
+  public var hashAttribute: String?
+  public var fallbackAttribute: String?
+  public var hashVersion: Int?
+  public var seed: String?
+  public var filters: [Filter]?
+  public var variations: [JSONValue]?
+  public var contextualVariations: [JSONValue]?
+  public var contextualBanditRef: String?
+  public var key: String?
+  public var weights: [Double]?
+  public var namespace: Namespace?
+  public var meta: [VariationMeta]?
+  public var ranges: [BucketRange]?
+  public var name: String?
+  public var phase: String?
+  public var disableStickyBucketing: Bool?
+  public var bucketVersion: Int?
+  public var minBucketVersion: Int?
+
+  public init(force: JSONValue? = nil, variations: [JSONValue]? = nil, condition: JSONValue? = nil) {
+    self.force = force
+    self.variations = variations
+    self.condition = condition
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case id, condition, parentConditions, force, coverage, range, hashAttribute, fallbackAttribute
+    case hashVersion, seed, filters, variations, contextualVariations, contextualBanditRef, key, weights
+    case namespace, meta, ranges, name, phase, disableStickyBucketing, bucketVersion, minBucketVersion
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    id = try c.decodeIfPresent(String.self, forKey: .id)
+    condition = try c.decodeIfPresent(JSONValue.self, forKey: .condition)
+    parentConditions = try c.decodeIfPresent([ParentCondition].self, forKey: .parentConditions)
+    // `"force" in rule`, as the JS SDK asks: a forced null is still a force rule.
+    force = c.contains(.force) ? try c.decode(JSONValue.self, forKey: .force) : Optional<JSONValue>.none
+    coverage = try c.decodeIfPresent(Double.self, forKey: .coverage)
+    range = try c.decodeIfPresent(BucketRange.self, forKey: .range)
+    hashAttribute = try c.decodeIfPresent(String.self, forKey: .hashAttribute)
+    fallbackAttribute = try c.decodeIfPresent(String.self, forKey: .fallbackAttribute)
+    hashVersion = try c.decodeIfPresent(Int.self, forKey: .hashVersion)
+    seed = try c.decodeIfPresent(String.self, forKey: .seed)
+    filters = try c.decodeIfPresent([Filter].self, forKey: .filters)
+    variations = try c.decodeIfPresent([JSONValue].self, forKey: .variations)
+    contextualVariations = try c.decodeIfPresent([JSONValue].self, forKey: .contextualVariations)
+    contextualBanditRef = try c.decodeIfPresent(String.self, forKey: .contextualBanditRef)
+    key = try c.decodeIfPresent(String.self, forKey: .key)
+    weights = try c.decodeIfPresent([Double].self, forKey: .weights)
+    namespace = try c.decodeIfPresent(Namespace.self, forKey: .namespace)
+    meta = try c.decodeIfPresent([VariationMeta].self, forKey: .meta)
+    ranges = try c.decodeIfPresent([BucketRange].self, forKey: .ranges)
+    name = try c.decodeIfPresent(String.self, forKey: .name)
+    phase = try c.decodeIfPresent(String.self, forKey: .phase)
+    disableStickyBucketing = try c.decodeIfPresent(Bool.self, forKey: .disableStickyBucketing)
+    bucketVersion = try c.decodeIfPresent(Int.self, forKey: .bucketVersion)
+    minBucketVersion = try c.decodeIfPresent(Int.self, forKey: .minBucketVersion)
+  }
+}
+
+/// A feature's value for one user, and where it came from.
+public struct FeatureResult: Sendable, Equatable {
+  public enum Source: String, Sendable {
+    case unknownFeature, defaultValue, force, experiment, prerequisite, cyclicPrerequisite
+  }
+
+  public var value: JSONValue
+  public var source: Source
+  /// The rule's id ("" when it has none or no rule decided).
+  public var ruleId: String
+  /// The experiment that decided the value, when one did.
+  public var experiment: Experiment?
+  public var experimentResult: ExperimentResult?
+
+  /// JS truthiness of the value: `on` and `off` as GrowthBook reports them.
+  public var on: Bool { value.isTruthy }
+  public var off: Bool { !on }
+}
+
+/// A user's sticky assignments under one attribute value: `experimentKey__bucketVersion`
+/// to the variation's key.
+public struct StickyBucketDocument: Sendable, Equatable, Codable {
+  public var attributeName: String
+  public var attributeValue: String
+  public var assignments: [String: String]
+
+  public init(attributeName: String, attributeValue: String, assignments: [String: String]) {
+    self.attributeName = attributeName
+    self.attributeValue = attributeValue
+    self.assignments = assignments
+  }
+
+  /// `attribute||value`, the document's key.
+  public var key: String { attributeName + "||" + attributeValue }
+}
+
+/// The contextual bandit leaf an experiment was bucketed with.
+public struct ContextualBanditAssignment: Sendable, Equatable, Codable {
+  public var leafId: Int
+  public var variationWeights: [Double]
+  public var banditVersion: Int?
+
+  public init(leafId: Int, variationWeights: [Double], banditVersion: Int? = nil) {
+    self.leafId = leafId
+    self.variationWeights = variationWeights
+    self.banditVersion = banditVersion
+  }
+}
+
+extension GrowthBook {
+  /// The leaf id reported when a contextual bandit rule falls back to its marginal weights.
+  public static let contextualBanditFallbackLeaf = -1
+
+  /// Runs `experiment` for the user in `context`, step by step as GrowthBook's SDKs do
+  /// (tracking callbacks aside). Sticky assignments made are lost; use the `inout` form
+  /// to keep them.
+  public static func run(_ experiment: Experiment, in context: ExperimentContext) -> ExperimentResult {
+    var context = context
+    return run(experiment, in: &context)
+  }
+
+  /// Runs `experiment`, recording a new sticky assignment in `context` when sticky
+  /// bucketing is on.
+  public static func run(
+    _ experiment: Experiment, in context: inout ExperimentContext, featureId: String? = nil
+  )
+    -> ExperimentResult
+  {
+    var evaluation = Evaluation(context: context)
+    let result = evaluation.run(experiment, featureId: featureId)
+    context = evaluation.context
+    return result
+  }
+
+  /// The value of feature `key` for the user in `context`, through its rules (force,
+  /// rollout, experiment, conditions, prerequisites), as GrowthBook's SDKs evaluate it.
+  public static func evalFeature(_ key: String, in context: inout ExperimentContext) -> FeatureResult {
+    var evaluation = Evaluation(context: context)
+    let result = evaluation.feature(key)
+    context = evaluation.context
+    return result
+  }
+}
+
+/// One evaluation: the context (sticky documents change as users are bucketed) and the
+/// features being evaluated, to stop cyclic prerequisites.
+private struct Evaluation {
+  var context: ExperimentContext
+  var stack: Set<String> = []
+
+  var stickyBucketing: Bool { context.stickyBucketAssignmentDocs != nil }
+
+  // MARK: features
+
+  mutating func feature(_ id: String) -> FeatureResult {
+    guard let feature = context.features[id] else {
+      return FeatureResult(value: .null, source: .unknownFeature, ruleId: "")
+    }
+    if stack.contains(id) { return FeatureResult(value: .null, source: .cyclicPrerequisite, ruleId: "") }
+    stack.insert(id)
+    let outer = stack
+    defer { stack = outer.subtracting([id]) }
+    ruleLoop: for rule in feature.rules {
+      stack = outer
+      if let parents = rule.parentConditions {
+        switch prerequisites(parents) {
+        case .pass: break
+        case .fail: continue ruleLoop
+        case .gate: return FeatureResult(value: .null, source: .prerequisite, ruleId: "")
+        case .cyclic: return FeatureResult(value: .null, source: .cyclicPrerequisite, ruleId: "")
+        }
+      }
+      if let condition = rule.condition, !conditionPasses(condition) { continue }
+      if let filters = rule.filters, isFilteredOut(filters) { continue }
+      if let force = rule.force {
+        let fallback = stickyBucketing && rule.disableStickyBucketing != true ? rule.fallbackAttribute : nil
+        guard
+          isIncludedInRollout(
+            seed: rule.seed ?? id, hashAttribute: rule.hashAttribute, fallbackAttribute: fallback,
+            range: rule.range, coverage: rule.coverage, hashVersion: rule.hashVersion)
+        else { continue }
+        return FeatureResult(value: force, source: .force, ruleId: rule.id ?? "")
+      }
+      guard let variations = rule.contextualVariations ?? rule.variations else { continue }
+      var experiment = Experiment(
+        key: rule.key ?? id, variations: variations, weights: rule.weights, coverage: rule.coverage,
+        condition: rule.condition, hashAttribute: rule.hashAttribute, hashVersion: rule.hashVersion,
+        seed: rule.seed,
+        namespace: rule.namespace, filters: rule.filters, ranges: rule.ranges, meta: rule.meta,
+        name: rule.name,
+        fallbackAttribute: rule.fallbackAttribute, disableStickyBucketing: rule.disableStickyBucketing,
+        bucketVersion: rule.bucketVersion, minBucketVersion: rule.minBucketVersion, phase: rule.phase)
+      if let reference = rule.contextualBanditRef { applyContextualBandit(reference, to: &experiment) }
+      var result = run(experiment, featureId: id)
+      if experiment.contextualBandit != nil, !(result.hashUsed && result.inExperiment) {
+        experiment.contextualBandit = nil
+      }
+      guard result.inExperiment, result.passthrough != true else { continue }
+      result.passthrough = nil
+      return FeatureResult(
+        value: result.value, source: .experiment, ruleId: rule.id ?? "", experiment: experiment,
+        experimentResult: result)
+    }
+    return FeatureResult(value: feature.defaultValue, source: .defaultValue, ruleId: "")
+  }
+
+  enum PrerequisiteOutcome { case pass, fail, gate, cyclic }
+
+  mutating func prerequisites(_ parents: [ParentCondition]) -> PrerequisiteOutcome {
+    let outer = stack
+    for parent in parents {
+      stack = outer
+      let parentResult = feature(parent.id)
+      if parentResult.source == .cyclicPrerequisite { return .cyclic }
+      if !GrowthBook.evalCondition(
+        ["value": parentResult.value], parent.condition, savedGroups: context.savedGroups)
+      {
+        return parent.gate == true ? .gate : .fail
+      }
+    }
+    stack = outer
+    return .pass
+  }
+
+  func conditionPasses(_ condition: JSONValue) -> Bool {
+    GrowthBook.evalCondition(.object(context.attributes), condition, savedGroups: context.savedGroups)
+  }
+
+  func isIncludedInRollout(
+    seed: String, hashAttribute: String?, fallbackAttribute: String?, range: BucketRange?, coverage: Double?,
+    hashVersion: Int?
+  ) -> Bool {
+    if range == nil, coverage == nil { return true }
+    if range == nil, coverage == 0 { return false }
+    guard let value = hashValue(hashAttribute, fallback: fallbackAttribute).text,
+      let n = GrowthBook.hash(seed: seed, value: value, version: nonZero(hashVersion) ?? 1)
+    else { return false }
+    if let range { return range.contains(n) }
+    if let coverage { return n < coverage }
+    return true
+  }
+
+  mutating func applyContextualBandit(_ reference: String, to experiment: inout Experiment) {
+    guard let definition = context.contextualBandits[reference] else { return }
+    let members = definition.objectValue ?? [:]
+    var leaf: [String: JSONValue]?
+    if case .array(let contexts)? = members["contexts"] {
+      leaf = contexts.lazy.compactMap(\.objectValue).first { conditionPasses($0["condition"] ?? [:]) }
+    }
+    var weights = leaf?["weights"].flatMap { Self.validWeights($0, count: experiment.variations.count) }
+    var leafId = leaf?["leafId"].flatMap(Self.integer)
+    if weights == nil || leafId == nil {
+      weights = nil
+      leafId = nil
+    }
+    var assignment: ContextualBanditAssignment
+    if let weights, let leafId {
+      experiment.weights = weights
+      assignment = ContextualBanditAssignment(leafId: leafId, variationWeights: weights)
+    } else {
+      assignment = ContextualBanditAssignment(
+        leafId: GrowthBook.contextualBanditFallbackLeaf,
+        variationWeights: Self.normalizedWeights(experiment.weights, count: experiment.variations.count))
+    }
+    assignment.banditVersion = members["banditVersion"].flatMap(Self.integer)
+    experiment.contextualBandit = assignment
+  }
+
+  static func integer(_ value: JSONValue) -> Int? {
+    guard case .number(let number) = value, number.rounded() == number else { return nil }
+    return Int(exactly: number)
+  }
+
+  /// Finite, non-negative, one per variation, summing to 1 (±0.01).
+  static func validWeights(_ value: JSONValue, count: Int) -> [Double]? {
+    guard case .array(let items) = value, items.count == count else { return nil }
+    var weights: [Double] = []
+    for item in items {
+      guard case .number(let weight) = item, weight.isFinite, weight >= 0 else { return nil }
+      weights.append(weight)
+    }
+    let sum = weights.reduce(0, +)
+    return (0.99...1.01).contains(sum) ? weights : nil
+  }
+
+  static func normalizedWeights(_ weights: [Double]?, count: Int) -> [Double] {
+    if let weights, let valid = validWeights(.array(weights.map(JSONValue.number)), count: count) {
+      return valid
+    }
+    return GrowthBook.equalWeights(count)
+  }
+
+  // MARK: experiments
+
+  mutating func run(_ input: Experiment, featureId: String?) -> ExperimentResult {
+    var experiment = input
+    let count = experiment.variations.count
+    if experiment.contextualBandit != nil, experiment.ranges != nil {
+      experiment.contextualBandit = nil
+    } else if var bandit = experiment.contextualBandit, let weights = experiment.weights {
+      bandit.variationWeights = Self.normalizedWeights(weights, count: count)
+      experiment.contextualBandit = bandit
+    }
+    let sticky = stickyBucketing && experiment.disableStickyBucketing != true
+    let fallback = sticky ? experiment.fallbackAttribute : nil
+    func excluded(stickyBucketUsed: Bool = false) -> ExperimentResult {
+      result(
+        experiment, variation: -1, hashUsed: false, featureId: featureId, fallback: fallback,
+        stickyBucketUsed: stickyBucketUsed)
+    }
+    func forced(_ variation: Int) -> ExperimentResult {
+      result(experiment, variation: variation, hashUsed: false, featureId: featureId, fallback: fallback)
+    }
+    guard count >= 2, context.enabled else { return excluded() }
+    if let url = context.url,
+      let index = GrowthBook.queryStringOverride(key: experiment.key, url: url, numVariations: count)
+    {
+      return forced(index)
+    }
+    if let index = context.forcedVariations[experiment.key] { return forced(index) }
+    guard experiment.active else { return excluded() }
+    guard let hashValue = hashValue(experiment.hashAttribute, fallback: fallback).text else {
+      return excluded()
+    }
+
+    var assigned = -1
+    var foundSticky = false
+    var versionBlocked = false
+    if sticky {
+      (assigned, versionBlocked) = stickyVariation(experiment)
+      foundSticky = assigned >= 0
+    }
+    if !foundSticky {
+      if let filters = experiment.filters {
+        if isFilteredOut(filters) { return excluded() }
+      } else if let namespace = experiment.namespace, !GrowthBook.inNamespace(hashValue, namespace) {
+        return excluded()
+      }
+      if let condition = experiment.condition, !conditionPasses(condition) { return excluded() }
+      if let parents = experiment.parentConditions, prerequisites(parents) != .pass { return excluded() }
+    }
+    let seed = experiment.seed.flatMap { $0.isEmpty ? nil : $0 } ?? experiment.key
+    guard let n = GrowthBook.hash(seed: seed, value: hashValue, version: nonZero(experiment.hashVersion) ?? 1)
+    else { return excluded() }
+    if !foundSticky {
+      let ranges =
+        experiment.ranges
+        ?? GrowthBook.bucketRanges(
+          numVariations: count, coverage: experiment.coverage ?? 1, weights: experiment.weights)
+      assigned = GrowthBook.chooseVariation(n, ranges: ranges) ?? -1
+    }
+    if versionBlocked { return excluded(stickyBucketUsed: true) }
+    guard assigned >= 0 else { return excluded() }
+    if let force = experiment.force { return forced(force) }
+    if context.qaMode { return excluded() }
+    let chosen = result(
+      experiment, variation: assigned, hashUsed: true, featureId: featureId, fallback: fallback, bucket: n,
+      stickyBucketUsed: foundSticky)
+    if sticky { persistSticky(experiment, result: chosen) }
+    return chosen
+  }
+
+  /// The hashed attribute and its value as text (nil when missing or falsy), trying the
+  /// fallback attribute when the first has none.
+  func hashValue(_ name: String?, fallback: String?) -> (attribute: String, value: JSONValue, text: String?) {
+    let name = name ?? "id"
+    // A literal key wins over a dotted path, as in the JS SDK.
+    let value = context.attributes[name] ?? JSONValue.object(context.attributes).value(atPath: name)
+    if value.isTruthy { return (name, value, value.jsString) }
+    if let fallback {
+      let other = context.attributes[fallback] ?? JSONValue.object(context.attributes).value(atPath: fallback)
+      if other.isTruthy { return (fallback, other, other.jsString) }
+    }
+    return (name, "", nil)
+  }
+
+  func isFilteredOut(_ filters: [Filter]) -> Bool {
+    filters.contains { filter in
+      guard let value = hashValue(filter.attribute, fallback: nil).text,
+        let n = GrowthBook.hash(seed: filter.seed, value: value, version: nonZero(filter.hashVersion) ?? 2)
+      else { return true }
+      return !filter.ranges.contains { $0.contains(n) }
+    }
+  }
+
+  func nonZero(_ version: Int?) -> Int? { version.flatMap { $0 == 0 ? nil : $0 } }
+
+  static func stickyKey(_ experimentKey: String, _ version: Int?) -> String {
+    experimentKey + "__" + String(version ?? 0)
+  }
+
+  /// The stored assignments for the experiment's hash attribute, over those of its
+  /// fallback attribute.
+  func stickyAssignments(_ experiment: Experiment) -> [String: String] {
+    let documents = context.stickyBucketAssignmentDocs ?? [:]
+    var assignments: [String: String] = [:]
+    if let fallback = experiment.fallbackAttribute {
+      let found = hashValue(fallback, fallback: nil)
+      if let text = found.text, let document = documents[found.attribute + "||" + text] {
+        assignments.merge(document.assignments) { _, new in new }
+      }
+    }
+    let primary = hashValue(experiment.hashAttribute, fallback: nil)
+    if let document = documents[primary.attribute + "||" + (primary.text ?? "")] {
+      assignments.merge(document.assignments) { _, new in new }
+    }
+    return assignments
+  }
+
+  /// The stored variation (-1 when none), and whether an older bucket version blocks the user.
+  func stickyVariation(_ experiment: Experiment) -> (Int, Bool) {
+    let assignments = stickyAssignments(experiment)
+    let minimum = experiment.minBucketVersion ?? 0
+    if minimum > 0, (0..<minimum).contains(where: { assignments[Self.stickyKey(experiment.key, $0)] != nil })
+    {
+      return (-1, true)
+    }
+    guard let key = assignments[Self.stickyKey(experiment.key, experiment.bucketVersion)], !key.isEmpty,
+      let index = (experiment.meta ?? []).firstIndex(where: { $0.key == key })
+    else { return (-1, false) }
+    return (index, false)
+  }
+
+  mutating func persistSticky(_ experiment: Experiment, result: ExperimentResult) {
+    guard let text = hashValue(experiment.hashAttribute, fallback: experiment.fallbackAttribute).text else {
+      return
+    }
+    let attribute = result.hashAttribute
+    let key = attribute + "||" + text
+    var documents = context.stickyBucketAssignmentDocs ?? [:]
+    let existing = documents[key]?.assignments ?? [:]
+    var assignments = existing
+    assignments[Self.stickyKey(experiment.key, experiment.bucketVersion)] = result.key
+    guard assignments != existing else { return }
+    documents[key] = StickyBucketDocument(
+      attributeName: attribute, attributeValue: text, assignments: assignments)
+    context.stickyBucketAssignmentDocs = documents
+    if !context.changedStickyBuckets.contains(key) { context.changedStickyBuckets.append(key) }
+  }
+
+  func result(
+    _ experiment: Experiment, variation: Int, hashUsed: Bool, featureId: String?, fallback: String?,
+    bucket: Double? = nil, stickyBucketUsed: Bool = false
+  ) -> ExperimentResult {
+    let valid = variation >= 0 && variation < experiment.variations.count
+    let index = valid ? variation : 0
+    let hashed = hashValue(experiment.hashAttribute, fallback: fallback)
+    let meta = experiment.meta.flatMap { index < $0.count ? $0[index] : nil }
+    var result = ExperimentResult(
+      inExperiment: valid,
+      variationId: index,
+      value: experiment.variations.indices.contains(index) ? experiment.variations[index] : .null,
+      key: meta?.key.flatMap { $0.isEmpty ? nil : $0 } ?? String(index),
+      name: meta?.name,
+      hashUsed: hashUsed,
+      hashAttribute: hashed.attribute,
+      hashValue: hashed.value,
+      bucket: bucket,
+      featureId: featureId,
+      stickyBucketUsed: stickyBucketUsed,
+      passthrough: meta?.passthrough
+    )
+    if let bandit = experiment.contextualBandit, hashUsed, valid {
+      result.leafId = bandit.leafId
+      result.variationWeights = bandit.variationWeights
+      result.banditVersion = bandit.banditVersion
+    }
+    return result
+  }
+}
+
+extension JSONValue {
+  var objectValue: [String: JSONValue]? {
+    if case .object(let members) = self { return members }
+    return nil
+  }
+}

@@ -1,0 +1,176 @@
+import Experiments
+import FlowKit
+import Foundation
+import Testing
+import WellflowCore
+
+/// `wellflow run --growthbook FILE`: a payload's `wellflow.<flow>` feature chooses the
+/// variant, and sticky buckets in the user's SQLite store keep exposed users in place.
+@MainActor
+@Suite("GrowthBook payloads in runs")
+struct GrowthBookRunTests {
+  let workspace = Workspace()
+
+  /// Starts onboarding without a variant, so the variant resolver decides (also on a
+  /// second run against the same data, where no launch rule would start it).
+  static let onboarding = """
+    name: start onboarding
+    steps:
+      - start: onboarding
+    """
+
+  static let variants = "variants:\n  onboarding:\n    brief: {steps: [skill, finale]}\n"
+
+  /// An experiment rule as GrowthBook serves it (meta keys, bucketVersion).
+  static func payload(weights: [Double], bucketVersion: Int = 0, minBucketVersion: Int = 0) -> String {
+    """
+    {"features": {"wellflow.onboarding": {"defaultValue": "standard", "rules": [
+      {"key": "onboarding-length", "seed": "onboarding-length", "hashAttribute": "id", "hashVersion": 2,
+       "variations": ["standard", "brief"], "weights": [\(weights[0]), \(weights[1])], "coverage": 1,
+       "meta": [{"key": "0"}, {"key": "1"}], "bucketVersion": \(bucketVersion), "minBucketVersion": \(minBucketVersion)}
+    ]}}}
+    """
+  }
+
+  /// Runs the onboarding script for `users` with the payload, and returns each user's
+  /// `flow_started` variant from the events file.
+  func run(_ payload: String, users: Int, dataDirectory: String?, round: Int) async throws -> [String: String]
+  {
+    let script = workspace.write("onboarding.yaml", Self.onboarding)
+    let variants = workspace.write("variants.yaml", Self.variants)
+    let payloadPath = workspace.write("payload-\(round).json", payload)
+    let events = workspace.path("events-\(round).ndjson")
+    let outcome = await wellflowRun([script]) {
+      $0.experimentsPath = variants
+      $0.growthBookPath = payloadPath
+      $0.users = users
+      $0.eventsPath = events
+      $0.dataDirectory = dataDirectory
+    }
+    #expect(outcome.code == 0, "\(outcome.errText)")
+    var started: [String: String] = [:]
+    let text = try String(contentsOfFile: events, encoding: .utf8)
+    for line in text.split(separator: "\n") {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      // Every event `wellflow run` writes says it came from a script.
+      #expect(object["source"] as? String == "script")
+      guard object["event"] as? String == "flow_started", object["flow"] as? String == "onboarding",
+        let user = object["user"] as? String, let variant = object["variant"] as? String
+      else { continue }
+      if started[user] == nil { started[user] = variant }
+    }
+    return started
+  }
+
+  @Test func theFeatureChoosesTheVariantAsGrowthBookDoes() async throws {
+    let started = try await run(Self.payload(weights: [0.5, 0.5]), users: 40, dataDirectory: nil, round: 1)
+    #expect(started.count == 40)
+    for (user, variant) in started {
+      let n = try #require(GrowthBook.hash(seed: "onboarding-length", value: user, version: 2))
+      #expect(variant == (n < 0.5 ? "standard" : "brief"), "\(user) \(n)")
+    }
+    #expect(Set(started.values) == ["standard", "brief"])
+  }
+
+  @Test func changingWeightsDoesNotMoveAnExposedUser() async throws {
+    let data = workspace.path("data")
+    let first = try await run(Self.payload(weights: [1, 0]), users: 20, dataDirectory: data, round: 1)
+    #expect(Set(first.values) == ["standard"])
+    // Everyone would now be hashed into brief, but the store remembers their bucket.
+    let second = try await run(Self.payload(weights: [0, 1]), users: 20, dataDirectory: data, round: 2)
+    #expect(second == first)
+    // Without the store (a fresh data folder) the new weights apply.
+    let fresh = try await run(
+      Self.payload(weights: [0, 1]), users: 20, dataDirectory: workspace.path("fresh"), round: 3)
+    #expect(Set(fresh.values) == ["brief"])
+    // A new bucket version re-buckets everyone by the new weights.
+    let rebucketed = try await run(
+      Self.payload(weights: [0, 1], bucketVersion: 1), users: 20, dataDirectory: data, round: 4)
+    #expect(Set(rebucketed.values) == ["brief"])
+    // minBucketVersion 2 leaves out users bucketed by versions 0 and 1: the default variant.
+    let blocked = try await run(
+      Self.payload(weights: [0, 1], bucketVersion: 2, minBucketVersion: 2), users: 20, dataDirectory: data,
+      round: 5)
+    #expect(Set(blocked.values) == ["standard"])
+  }
+
+  @Test func aScriptForcesThePayloadsExperimentWithoutAnExposure() async throws {
+    let script = workspace.write(
+      "forced.yaml", "name: forced\nexperiments: {onboarding-length: brief}\nsteps:\n  - start: onboarding\n")
+    let variants = workspace.write("variants.yaml", Self.variants)
+    let payload = workspace.write("payload.json", Self.payload(weights: [1, 0]))
+    let events = workspace.path("forced.ndjson")
+    let outcome = await wellflowRun([script]) {
+      $0.experimentsPath = variants
+      $0.growthBookPath = payload
+      $0.eventsPath = events
+    }
+    #expect(outcome.code == 0, "\(outcome.errText)")
+    let text = try String(contentsOfFile: events, encoding: .utf8)
+    // Weights [1, 0] would give standard: the force chose brief, and a force is no exposure.
+    #expect(text.contains(#""variant":"brief""#))
+    #expect(!text.contains(#""variant":"standard""#))
+    #expect(!text.contains("experiment_viewed"))
+  }
+
+  @Test func stickyDocumentsLiveInTheUsersStoreAndAnUnreadableRecordIsReplaced() throws {
+    let store = InMemoryKeyValueStore()
+    let sticky = KeyValueStickyBucketStore(store: store)
+    #expect(try sticky.documents().isEmpty)
+    let document = StickyBucketDocument(
+      attributeName: "id", attributeValue: "user-1", assignments: ["onboarding-length__0": "1"])
+    try sticky.save([document])
+    #expect(try sticky.documents() == ["id||user-1": document])
+    store.set("{not json", forKey: KeyValueStickyBucketStore.key)
+    #expect(throws: (any Error).self) { try sticky.documents() }
+    try sticky.save([document])
+    #expect(try sticky.documents() == ["id||user-1": document])
+  }
+
+  @Test func payloadProblemsArePositioned() async throws {
+    let script = workspace.write("onboarding.yaml", Self.onboarding)
+    let payload = workspace.write(
+      "payload.json",
+      """
+      {"features": {
+        "wellflow.onbording": {"defaultValue": "standard"},
+        "wellflow.checkin": {"defaultValue": "full", "rules": [{"force": "quik"}, {"variations": ["full", 3]}]},
+        "other": {"rules": [{"hashVersion": "two"}]}
+      }}
+      """)
+    let outcome = await wellflowRun([script]) { $0.growthBookPath = payload }
+    #expect(outcome.code == 2)
+    #expect(
+      workspace.relative(outcome.err) == [
+        "payload.json:2:3: feature 'wellflow.onbording' names unknown flow 'onbording' (did you mean 'onboarding'?) (flows: onboarding, mood.log, mood.history, checkin, journal)",
+        "payload.json:3:68: feature 'wellflow.checkin': 'quik' is not a variant of flow 'checkin' (did you mean 'quick'?) (variants: full, quick)",
+        "payload.json:3:101: feature 'wellflow.checkin': a value must be a variant name of flow 'checkin', got 3",
+        "payload.json:4:12: feature 'other': at rules[0].hashVersion: expected an integer",
+        "4 problems found in the GrowthBook payload; no script ran",
+      ])
+  }
+
+  @Test func anEncryptedPayloadIsRefused() async throws {
+    let script = workspace.write("onboarding.yaml", Self.onboarding)
+    let payload = workspace.write("payload.json", #"{"features": {}, "encryptedFeatures": "abc"}"#)
+    let outcome = await wellflowRun([script]) { $0.growthBookPath = payload }
+    #expect(outcome.code == 2)
+    #expect(
+      workspace.relative(outcome.err) == [
+        "payload.json:1:18: the payload is encrypted; serve it unencrypted (turn off encryption for this SDK connection)",
+        "1 problem found in the GrowthBook payload; no script ran",
+      ])
+  }
+
+  @Test func playExploreAndGraphTakeVariantsOnlyFilesAndPayloads() throws {
+    let variants = workspace.write("variants.yaml", Self.variants)
+    let payload = workspace.write("payload.json", Self.payload(weights: [0, 1]))
+    let sources = try #require(
+      VariantSources.load(
+        experimentsPath: variants, growthBookPath: payload, console: Console(out: { _ in }, err: { _ in })))
+    #expect(sources.registry.flow("onboarding")?.variants.contains("brief") == true)
+    #expect(sources.variant(for: "onboarding", user: "user-7") == "brief")
+    #expect(sources.variant(for: "checkin", user: "user-7") == nil)
+    #expect(sources.featureLines.last == "  wellflow.onboarding → variant of onboarding (1 rule)")
+  }
+}
