@@ -142,7 +142,7 @@ struct GrowthBookRunTests {
     #expect(outcome.code == 2)
     #expect(
       workspace.relative(outcome.err) == [
-        "payload.json:2:3: feature 'wellflow.onbording' names unknown flow 'onbording' (did you mean 'onboarding'?) (flows: onboarding, mood.log, mood.history, checkin, journal)",
+        "payload.json:2:3: feature 'wellflow.onbording' names unknown flow 'onbording' (did you mean 'onboarding'?) (flows: onboarding, mood.log, mood.history, mood.entries, checkin, journal, reminders)",
         "payload.json:3:68: feature 'wellflow.checkin': 'quik' is not a variant of flow 'checkin' (did you mean 'quick'?) (variants: full, quick)",
         "payload.json:3:101: feature 'wellflow.checkin': a value must be a variant name of flow 'checkin', got 3",
         "payload.json:4:12: feature 'other': at rules[0].hashVersion: expected an integer",
