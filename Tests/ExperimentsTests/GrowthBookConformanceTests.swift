@@ -173,6 +173,25 @@ struct GrowthBookConformanceTests {
     for key in context.changedStickyBuckets { #expect(context.stickyBucketAssignmentDocs?[key] != nil) }
   }
 
+  /// A payload's bucket versions are any integers: a huge minBucketVersion must not be
+  /// counted up to (it once was, and the run never ended).
+  @Test func aHugeMinBucketVersionIsAnsweredAtOnce() throws {
+    let payload = #"""
+      {"attributes": {"id": "user-1"}, "features": {"wellflow.checkin": {"defaultValue": "full", "rules": [
+        {"key": "exp", "variations": ["full", "quick"], "weights": [0.5, 0.5], "bucketVersion": 9007199254740991,
+         "minBucketVersion": 9007199254740991, "meta": [{"key": "0"}, {"key": "1"}]}]}}}
+      """#
+    var context = try Self.context(try JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8)))
+    context.stickyBucketAssignmentDocs = [
+      "id||user-1": StickyBucketDocument(
+        attributeName: "id", attributeValue: "user-1", assignments: ["exp__3": "1"])
+    ]
+    let result = GrowthBook.evalFeature("wellflow.checkin", in: &context)
+    // An assignment under an older version blocks the user: the default, from no experiment.
+    #expect(result.value == .string("full"))
+    #expect(result.experimentResult == nil)
+  }
+
   static func json<T: Encodable>(_ value: T) throws -> JSONValue {
     try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
   }

@@ -114,6 +114,36 @@ struct PreviewServerTests {
     }
   }
 
+  /// Another site open in the browser, or a DNS-rebinding page, must not drive the app.
+  @Test func requestsFromElsewhereAreRefused() async throws {
+    try await withServer { url in
+      func post(_ headers: [String: String], contentType: String = "application/json") async throws -> Answer
+      {
+        var request = URLRequest(url: url.appendingPathComponent("api/command"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"command": "launch"}"#.utf8)
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+      }
+      let port = url.port!
+      let foreign = try await post(["Origin": "http://evil.example"])
+      #expect(foreign.status == 403)
+      #expect(
+        foreign.text.contains(
+          "the preview takes requests from its own page only, not from 'http://evil.example'"))
+      let rebound = try await post(["Host": "evil.example:\(port)"])
+      #expect(rebound.status == 403)
+      #expect(rebound.text.contains("the preview answers requests for 127.0.0.1 only"))
+      let plain = try await post([:], contentType: "text/plain")
+      #expect(plain.status == 403)
+      #expect(plain.text.contains("a command is JSON"))
+      let own = try await post(["Origin": "http://127.0.0.1:\(port)"])
+      #expect(own.status == 200)
+    }
+  }
+
   @Test func withALocaleScreensShowInItAndTheCopiedScriptSaysSo() async throws {
     try await withServer(locale: "de") { url in
       var state = try await request(url, "/api/command", post: PreviewCommand(command: "launch")).state()

@@ -108,6 +108,29 @@ struct ReportDecisionTests {
     #expect(rows.contains { $0.hasPrefix("reached acting,quick,4,3,0.75,") })
   }
 
+  /// A variation weighted 0 is left out of the test; anyone in it is a mismatch by itself.
+  @Test func aZeroWeightVariationIsNoMismatchUntilSomeoneLandsInIt() throws {
+    var lines: [String] = []
+    for index in 1...50 { lines += user("f\(index)", "full", 0, ending: "flow_completed") }
+    for index in 1...50 { lines += user("q\(index)", "quick", 1, ending: "flow_completed") }
+    let events = try EventsFile.read(path: workspace.write("e.ndjson", lines.joined(separator: "\n") + "\n"))
+    let fair = try ExperimentReport(
+      experiment: "checkin-length", events: events, flow: "checkin",
+      variationOrder: ["full", "quick", "mini"],
+      weights: [0.5, 0.5, 0])
+    #expect(fair.sampleRatio?.pValue == 1)
+    #expect(fair.trustworthy)
+    let strayed = try ExperimentReport(
+      experiment: "checkin-length",
+      events: events
+        + (try EventsFile.read(
+          path: workspace.write("m.ndjson", user("m1", "mini", 2, ending: nil).joined(separator: "\n") + "\n")
+        )),
+      flow: "checkin", variationOrder: ["full", "quick", "mini"], weights: [0.5, 0.5, 0])
+    #expect(strayed.sampleRatio?.mismatch == true)
+    #expect(!strayed.trustworthy)
+  }
+
   @Test func aSampleRatioMismatchComesFirstAndMarksTheReport() throws {
     var lines: [String] = []
     for index in 1...60 { lines += user("f\(index)", "full", 0, ending: "flow_completed") }
@@ -132,7 +155,9 @@ struct ReportDecisionTests {
   @Test func theHTMLReportShowsTheMismatchFirstAndTheCorrectedFigures() throws {
     var lines: [String] = []
     for index in 1...60 { lines += user("f\(index)", "full", 0, ending: "flow_completed") }
-    for index in 1...20 { lines += user("q\(index)", "quick", 1, ending: index <= 10 ? "flow_completed" : nil) }
+    for index in 1...20 {
+      lines += user("q\(index)", "quick", 1, ending: index <= 10 ? "flow_completed" : nil)
+    }
     let events = workspace.write("e.ndjson", lines.joined(separator: "\n") + "\n")
     var configuration = ReportConfiguration(eventsPath: events, experiment: "checkin-length")
     configuration.experimentsPath = experimentFile

@@ -12,7 +12,8 @@ public enum HTTPAgent {
     let transport = URLSessionTransport()
     let writer = AnswerWriter(output: output)
     var buffer: [UInt8] = []
-    await withTaskGroup(of: Void.self) { group in
+    // Discarding: an agent serves a whole sync, and finished requests must not pile up.
+    await withDiscardingTaskGroup { group in
       while true {
         let chunk = await readChunk(input)
         if chunk.isEmpty { break }
@@ -38,7 +39,6 @@ public enum HTTPAgent {
           }
         }
       }
-      await group.waitForAll()
     }
     return 0
   }

@@ -39,7 +39,7 @@ public enum CheckInFeature: FlowFeature {
   public static func register(in registry: inout FlowRegistry, variants: [CheckInVariant])
     throws(RegistryError)
   {
-    registry.require(requiredServices, by: String(describing: Self.self))
+    registry.require(requiredServices, by: _typeName(Self.self, qualified: false))
     try registry.register(
       FlowDefinition(
         id: flowID, summary: "Notice, name and shape a feeling; saved as a mood",

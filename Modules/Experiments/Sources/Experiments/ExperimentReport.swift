@@ -268,16 +268,28 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     if reports.count >= 2 {
       var used = GrowthBook.equalWeights(reports.count)
       var fromFile = false
-      if let weights, weights.count == reports.count, weights.allSatisfy({ $0.isFinite && $0 > 0 }) {
+      if let weights, weights.count == reports.count, weights.allSatisfy({ $0.isFinite && $0 >= 0 }),
+        weights.reduce(0, +) > 0
+      {
         let sum = weights.reduce(0, +)
         used = weights.map { $0 / sum }
         fromFile = true
       }
       let observed = reports.map(\.exposed)
-      if let test = Statistics.sampleRatioTest(observed: observed, weights: used) {
+      // A variation weighted 0 takes no part in the test, unless someone landed in it,
+      // which is a mismatch by itself.
+      let weighted = used.indices.filter { used[$0] > 0 }
+      let strayed = used.indices.contains { used[$0] == 0 && observed[$0] > 0 }
+      let keptWeight = weighted.map { used[$0] }.reduce(0, +)
+      let test =
+        weighted.count >= 2
+        ? Statistics.sampleRatioTest(
+          observed: weighted.map { observed[$0] }, weights: weighted.map { used[$0] / keptWeight })
+        : nil
+      if strayed || test != nil {
         sampleRatio = SampleRatioCheck(
-          observed: observed, weights: used, weightsFromFile: fromFile, chiSquare: test.statistic,
-          pValue: test.pValue)
+          observed: observed, weights: used, weightsFromFile: fromFile, chiSquare: test?.statistic ?? 0,
+          pValue: strayed ? 0 : test?.pValue ?? 1)
       }
     }
     trustworthy = !(sampleRatio?.mismatch ?? false)

@@ -442,7 +442,13 @@ private struct Evaluation {
   func stickyVariation(_ experiment: Experiment) -> (Int, Bool) {
     let assignments = stickyAssignments(experiment)
     let minimum = experiment.minBucketVersion ?? 0
-    if minimum > 0, (0..<minimum).contains(where: { assignments[Self.stickyKey(experiment.key, $0)] != nil })
+    // The stored keys, not every version below the minimum: a payload's minBucketVersion
+    // may be any integer, and counting up to it could take forever.
+    let prefix = experiment.key + "__"
+    if minimum > 0,
+      assignments.keys.contains(where: { key in
+        key.hasPrefix(prefix) && Int(key.dropFirst(prefix.count)).map { (0..<minimum).contains($0) } == true
+      })
     {
       return (-1, true)
     }

@@ -26,7 +26,7 @@ public enum JournalFeature: FlowFeature {
   /// Registers with another catalog (tests, content previews).
   public static func register(in registry: inout FlowRegistry, catalog: JournalCatalog) throws(RegistryError)
   {
-    registry.require(requiredServices, by: String(describing: Self.self))
+    registry.require(requiredServices, by: _typeName(Self.self, qualified: false))
     try registry.register(
       FlowDefinition(
         id: JournalFlowCoordinator.flowID,

@@ -34,7 +34,12 @@ public final class HTTPAgentTransport: HTTPTransport {
     var nextID: UInt64 = 1
     /// Callers by request id, with the agent process their request went to.
     var waiting: [UInt64: (agent: ObjectIdentifier, caller: Caller)] = [:]
+    /// Each waiting request's backstop, cancelled when its answer comes.
+    var timers: [UInt64: Task<Void, Never>] = [:]
   }
+
+  /// Held while a frame is written to the agent.
+  private let writing = Locked(())
 
   private typealias Caller = CheckedContinuation<Result<HTTPExchangeResponse, HTTPTransportFailure>, Never>
 
@@ -48,7 +53,12 @@ public final class HTTPAgentTransport: HTTPTransport {
   /// (SwiftPM builds it beside `wellflow` and beside the test bundle).
   public static func defaultAgentPath() -> String {
     if let path = ProcessInfo.processInfo.environment[agentVariable], !path.isEmpty { return path }
-    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    // Linux names the running executable at /proc/self/exe; elsewhere Foundation knows it.
+    let executable =
+      FileManager.default.fileExists(atPath: "/proc/self/exe")
+      ? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+      : (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+        .resolvingSymlinksInPath()
     return executable.deletingLastPathComponent().appendingPathComponent(agentName).path
   }
 
@@ -56,34 +66,48 @@ public final class HTTPAgentTransport: HTTPTransport {
   {
     let limit = (request.deadline.isFinite && request.deadline > 0 ? request.deadline : 15) + Self.grace
     let connections = connections
-    return await withCheckedContinuation { continuation in
-      let started = state.withLock { state -> Result<(UInt64, FileHandle), HTTPTransportFailure> in
-        do {
-          let (process, input) = try startIfNeeded(&state)
-          let id = state.nextID
-          state.nextID += 1
-          state.waiting[id] = (ObjectIdentifier(process), continuation)
-          return .success((id, input))
-        } catch {
-          return .failure(.unreachable("\(error)"))
+    let id = state.withLock { state in
+      defer { state.nextID += 1 }
+      return state.nextID
+    }
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let started = state.withLock { state -> Result<FileHandle, HTTPTransportFailure> in
+          do {
+            let (process, input) = try startIfNeeded(&state)
+            state.waiting[id] = (ObjectIdentifier(process), continuation)
+            return .success(input)
+          } catch {
+            return .failure(.unreachable("\(error)"))
+          }
+        }
+        switch started {
+        case .failure(let failure):
+          continuation.resume(returning: .failure(failure))
+        case .success(let input):
+          // One frame at a time: a frame over the pipe's atomic size would otherwise
+          // interleave with another sender's.
+          let frame = HTTPAgentFrames.request(id: id, request, connections: connections)
+          let written = writing.withLock { _ in Result { try input.write(contentsOf: frame) } }
+          if case .failure(let error) = written {
+            finish(id, .failure(.unreachable("the HTTP agent \(agent) takes no requests: \(error)")))
+            return
+          }
+          let timer = Task.detached { [weak self] in
+            try? await Task.sleep(for: .seconds(limit))
+            if !Task.isCancelled { self?.finish(id, .failure(.timeout)) }
+          }
+          let answered = state.withLock { state in
+            guard state.waiting[id] != nil else { return true }
+            state.timers[id] = timer
+            return false
+          }
+          if answered { timer.cancel() }
+          if Task.isCancelled { finish(id, .failure(.timeout)) }
         }
       }
-      switch started {
-      case .failure(let failure):
-        continuation.resume(returning: .failure(failure))
-      case .success(let (id, input)):
-        let frame = HTTPAgentFrames.request(id: id, request, connections: connections)
-        do {
-          try input.write(contentsOf: frame)
-        } catch {
-          finish(id, .failure(.unreachable("the HTTP agent \(agent) takes no requests: \(error)")))
-          return
-        }
-        Task.detached { [weak self] in
-          try? await Task.sleep(for: .seconds(limit))
-          self?.finish(id, .failure(.timeout))
-        }
-      }
+    } onCancel: {
+      finish(id, .failure(.timeout))
     }
   }
 
@@ -94,7 +118,11 @@ public final class HTTPAgentTransport: HTTPTransport {
 
   /// Resumes the request's caller once; later answers for it are dropped.
   private func finish(_ id: UInt64, _ result: Result<HTTPExchangeResponse, HTTPTransportFailure>) {
-    state.withLock { $0.waiting.removeValue(forKey: id) }?.caller.resume(returning: result)
+    let (waiting, timer) = state.withLock {
+      ($0.waiting.removeValue(forKey: id), $0.timers.removeValue(forKey: id))
+    }
+    timer?.cancel()
+    waiting?.caller.resume(returning: result)
   }
 
   struct AgentError: Error, CustomStringConvertible {
@@ -167,7 +195,10 @@ public final class HTTPAgentTransport: HTTPTransport {
         state.input = nil
       }
       let mine = state.waiting.filter { $0.value.agent == ObjectIdentifier(process) }
-      for id in mine.keys { state.waiting[id] = nil }
+      for id in mine.keys {
+        state.waiting[id] = nil
+        state.timers.removeValue(forKey: id)?.cancel()
+      }
       return mine.values.map(\.caller)
     }
     for caller in orphans { caller.resume(returning: .failure(.unreachable(problem))) }

@@ -67,6 +67,12 @@ public final class PreviewServer: Sendable {
     let responder = CallbackResponder<BasicRequestContext> { request, _ in
       var request = request
       let path = request.uri.path
+      if let refusal = Self.refusal(
+        host: request.head.authority, origin: request.headers[.origin],
+        contentType: request.headers[.contentType], method: request.method)
+      {
+        return Self.json(403, ["error": refusal])
+      }
       switch (request.method, path) {
       case (.get, "/"), (.get, "/index.html"):
         return Self.response(200, PreviewPage.html, type: "text/html; charset=utf-8")
@@ -105,6 +111,29 @@ public final class PreviewServer: Sendable {
         address: .hostname(Self.host, port: port), serverName: "wellflow-preview"),
       onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },
       logger: logger)
+  }
+
+  /// Why a request is refused before it reaches the app, nil when it may: the page is
+  /// served to this machine's browser only. A request naming another host (a DNS
+  /// rebinding page) or coming from another origin (any site open in the browser posting
+  /// to 127.0.0.1) could otherwise drive the app or read its state; a command must be
+  /// JSON, so a form or a `text/plain` fetch cannot send one without a preflight.
+  static func refusal(host: String?, origin: String?, contentType: String?, method: HTTPRequest.Method)
+    -> String?
+  {
+    let local = ["127.0.0.1", "localhost"]
+    guard let host, let name = host.split(separator: ":", maxSplits: 1).first, local.contains(String(name))
+    else {
+      return "the preview answers requests for 127.0.0.1 only, not for '\(host ?? "")'"
+    }
+    // A browser names the page's origin as scheme://host[:port], as the Host header has it.
+    if let origin, origin != "http://\(host)" {
+      return "the preview takes requests from its own page only, not from '\(origin)'"
+    }
+    if method == .post, contentType?.lowercased().hasPrefix("application/json") != true {
+      return "a command is JSON: send it with Content-Type: application/json"
+    }
+    return nil
   }
 
   /// The state as Server-Sent Events: one `data:` line of JSON for every change, the
