@@ -199,9 +199,19 @@ public enum RunCommand {
     let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now
     var results: [ScriptResult] = []
+    var passingWithScreens = 0
     for script in selected {
       for user in users {
-        let result = await runner.run(script, as: user)
+        var result = await runner.run(script, as: user)
+        // The HTML report draws the screens of failures and of the first passing runs
+        // only; the others' screens are dropped now rather than held for every user.
+        if result.passed, configuration.htmlPath != nil {
+          if passingWithScreens < RunHTMLReport.passingRunsWithScreens {
+            passingWithScreens += 1
+          } else {
+            for index in result.steps.indices { result.steps[index].screenAfter = nil }
+          }
+        }
         results.append(result)
         if configuration.format == .text, !configuration.quiet {
           console.out(TranscriptFormatter.text(result))

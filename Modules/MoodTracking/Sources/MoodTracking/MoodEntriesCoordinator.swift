@@ -270,14 +270,20 @@ public final class MoodEntriesCoordinator: FlowCoordinator<MoodEntriesSummary> {
     }
   }
 
+  /// Counts loads, so only the latest one's answer is shown: choosing `1y` then `7d`
+  /// quickly must not end with the year's entries under `7d`.
+  private var loads = 0
+
   private func load() {
     guard let range = MoodHistoryRange(id: rangeID) else { return }
     reloadAtMidnight()
     let entries = entries
+    loads += 1
+    let load = loads
     work.run { [weak self] in
       do {
         let listings = try await entries.listings(in: range)
-        guard let self else { return }
+        guard let self, load == self.loads else { return }
         self.listings = listings
         self.loadError = nil
         // A choice that left the range (or was deleted) is no choice.
@@ -285,7 +291,8 @@ public final class MoodEntriesCoordinator: FlowCoordinator<MoodEntriesSummary> {
           self.selectedID = nil
         }
       } catch {
-        self?.loadError = (error as? MoodError)?.message ?? "\(error)"
+        guard let self, load == self.loads else { return }
+        self.loadError = (error as? MoodError)?.message ?? "\(error)"
       }
     }
   }

@@ -322,13 +322,18 @@ public final class ScriptRunner {
   /// The running app, started if it is not. A started app first fires what fell due
   /// while it was closed (a reminder the system would have delivered meanwhile).
   private func openHost(_ step: Step) async throws(StepFailure) -> FlowHost {
-    let wasRunning = session.host != nil
-    let host: FlowHost
     do {
-      host = try session.open()
+      return try await runningHost()
     } catch {
       throw StepFailure(position: step.position, message: "the app could not start: \(error)")
     }
+  }
+
+  /// The running app, started if it is not: what was due while it was closed (a daily
+  /// reminder) fires first, as when a person opens it.
+  private func runningHost() async throws -> FlowHost {
+    let wasRunning = session.host != nil
+    let host = try session.open()
     if !wasRunning { await host.fireDueTimers() }
     return host
   }
@@ -358,7 +363,11 @@ public final class ScriptRunner {
       guard actual != expected else { return nil }
       return "alert is \(actual ?? "none"), expected \(expected ?? "none")"
     case .notification(let expected):
-      guard let host = try? session.open() else { return "the app could not start to read its notifications" }
+      // Notifications are the system's: reading them starts the app as any start does,
+      // so one that fell due while it was closed is delivered first.
+      guard let host = try? await runningHost() else {
+        return "the app could not start to read its notifications"
+      }
       do {
         let unopened = try await host.environment.services[NotificationSchedulerKey.self].delivered().filter {
           !$0.opened
