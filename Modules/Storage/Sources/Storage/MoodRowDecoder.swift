@@ -61,26 +61,33 @@ struct MoodRowDecoder {
     guard bytes.count == 36, bytes[8] == 0x2D, bytes[13] == 0x2D, bytes[18] == 0x2D, bytes[23] == 0x2D else {
       return nil
     }
+    // Each byte's value as a hex digit, 0xFF where it is none; OR-ing the digits of the
+    // whole id tells at the end whether any was not one.
     var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var index = 0
-    let valid = withUnsafeMutableBytes(of: &value) { out -> Bool in
-      for position in 0..<16 {
-        if index == 8 || index == 13 || index == 18 || index == 23 { index += 1 }
-        guard let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return false }
-        out[position] = high << 4 | low
-        index += 2
+    var invalid: UInt8 = 0
+    withUnsafeMutableBytes(of: &value) { out in
+      hexDigits.withUnsafeBufferPointer { digits in
+        for position in 0..<16 {
+          let index = uuidOffsets[position]
+          let high = digits[Int(bytes[index])]
+          let low = digits[Int(bytes[index + 1])]
+          invalid |= high | low
+          out[position] = high << 4 | low
+        }
       }
-      return true
     }
-    return valid ? UUID(uuid: value) : nil
+    return invalid & 0xF0 == 0 ? UUID(uuid: value) : nil
   }
 
-  private static func hexDigit(_ byte: UInt8) -> UInt8? {
+  /// Where each of the 16 bytes' two digits start in the text.
+  private static let uuidOffsets = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+
+  private static let hexDigits: [UInt8] = (0..<256).map { byte in
     switch byte {
-    case 0x30...0x39: byte - 0x30
-    case 0x41...0x46: byte - 0x41 + 10
-    case 0x61...0x66: byte - 0x61 + 10
-    default: nil
+    case 0x30...0x39: UInt8(byte - 0x30)
+    case 0x41...0x46: UInt8(byte - 0x41 + 10)
+    case 0x61...0x66: UInt8(byte - 0x61 + 10)
+    default: 0xFF
     }
   }
 

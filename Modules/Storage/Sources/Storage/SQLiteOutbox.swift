@@ -44,6 +44,9 @@ public final class SQLiteOutbox: Outbox {
     guard !results.isEmpty else { return }
     try await writer.write { db in
       for result in results { try OutboxRows.record(result, in: db) }
+      // The synced rows' pages go back to the file system (a no-op in files made before
+      // incremental vacuum was set; see WellflowDatabase.open).
+      try db.execute(sql: "PRAGMA incremental_vacuum")
     }
   }
 

@@ -27,6 +27,13 @@ public final class WellflowDatabase: Sendable {
     return try FileLock.exclusively(directory.appendingPathComponent(lockFileName)) {
       var configuration = Configuration()
       configuration.busyMode = .timeout(5)
+      // A new file gives freed pages back (synced outbox rows leave, and a backlog of
+      // thousands would otherwise keep its size for good). SQLite takes the mode only
+      // before the file is first written (here, before WAL mode is set), and ignores it
+      // in an existing file.
+      configuration.prepareDatabase { db in
+        if !db.configuration.readonly { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
+      }
       let pool = try DatabasePool(
         path: directory.appendingPathComponent(fileName).path, configuration: configuration)
       return try WellflowDatabase(writer: pool, legacyTimeZone: legacyTimeZone)
