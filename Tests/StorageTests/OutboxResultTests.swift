@@ -24,19 +24,23 @@ import Testing
   /// A data folder's file gives the pages of synced rows back: a backlog of thousands
   /// must not keep its size once sent.
   @Test func syncedRowsPagesGoBackToTheFileSystem() async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wf-vacuum-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "wf-vacuum-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let database = try WellflowDatabase.open(directory: directory)
     #expect(try await database.writer.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 2)
     let fixture = try SQLiteMoodFixture(db: database.writer)
     for minute in 0..<400 {
       fixture.clock.advance(by: 60)
-      try await fixture.log(5, notes: String(repeating: "n", count: 400), kind: minute == 0 ? .dailyMood : .momentaryEmotion)
+      try await fixture.log(
+        5, notes: String(repeating: "n", count: 400), kind: minute == 0 ? .dailyMood : .momentaryEmotion)
     }
     let pending = try await fixture.outbox.pending(userID: "alice", dueAt: nil, limit: 1_000)
     #expect(pending.count == 400)
     try await fixture.outbox.record(
-      pending.map { OutboxResult(id: $0.id, outcome: .synced(revision: $0.revision, backendID: "b-\($0.entityID)")) })
+      pending.map {
+        OutboxResult(id: $0.id, outcome: .synced(revision: $0.revision, backendID: "b-\($0.entityID)"))
+      })
     #expect(try fixture.count("SELECT COUNT(*) FROM outbox") == 0)
     #expect(try fixture.count("PRAGMA freelist_count") == 0)
   }

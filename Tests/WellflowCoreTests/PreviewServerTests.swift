@@ -1,7 +1,8 @@
 import FlowKit
 import Foundation
 import Testing
-import WellflowCore
+
+@testable import WellflowCore
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -112,6 +113,25 @@ struct PreviewServerTests {
       let outcome = await wellflowRun([file])
       #expect(outcome.code == 0, "\(outcome.errText)")
     }
+  }
+
+  /// Typed text that looks like a script variable stays text when copied as a script:
+  /// `$${` is a literal `${`.
+  @Test func typedDollarBracesSurviveCopyAsScript() async throws {
+    let typed = "cost ${5}, $${x} and a \"quote\""
+    #expect(yamlQuoted(typed) == #""cost $${5}, $$${x} and a \"quote\"""#)
+    let file = workspace.write(
+      "dollars.yaml",
+      """
+      name: dollars typed
+      steps:
+        - start: mood.log
+        - enter: {notes: \(yamlQuoted(typed))}
+        - tap: save
+        - expect: {data: {mood.latest.notes: \(yamlQuoted(typed))}}
+      """)
+    let outcome = await wellflowRun([file])
+    #expect(outcome.code == 0, "\(outcome.errText)")
   }
 
   /// Another site open in the browser, or a DNS-rebinding page, must not drive the app.

@@ -99,10 +99,12 @@ func yamlQuoted(_ text: String) -> String {
     case "\\": quoted += "\\\\"
     case "\n": quoted += "\\n"
     case "\t": quoted += "\\t"
+    case "\r": quoted += "\\r"
     default: quoted.append(character)
     }
   }
-  return quoted + "\""
+  // Text typed as `${…}` must stay text, not name a script variable.
+  return quoted.replacingOccurrences(of: "${", with: "$${") + "\""
 }
 
 /// One line typed into `wellflow play`.

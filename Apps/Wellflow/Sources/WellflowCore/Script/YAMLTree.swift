@@ -344,7 +344,7 @@ extension YNode {
         entries.map { ($0.key, $0.keyPosition, $0.value.substituted(variables, problems: &problems)) })
       return copy
     default:
-      guard text.contains("${") else { return self }
+      guard text.contains("${") else { return self }  // `$${` too: it becomes `${`
       let replaced = Self.substitute(text, variables, at: position, problems: &problems)
       var copy = self
       copy.text = replaced
@@ -361,6 +361,13 @@ extension YNode {
     var rest = Substring(text)
     while let start = rest.range(of: "${") {
       result += rest[..<start.lowerBound]
+      // `$${` is a literal `${`.
+      if result.last == "$" {
+        result.removeLast()
+        result += "${"
+        rest = rest[start.upperBound...]
+        continue
+      }
       guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
         problems.append(ScriptProblem(position, "unterminated variable in '\(clipped(text))'"))
         return text
