@@ -1,5 +1,5 @@
 /// A port a feature needs, provided by the app's composition root.
-public protocol ServiceKey {
+public protocol ServiceKey: SendableMetatype {
   associatedtype Value: Sendable
 }
 
