@@ -77,11 +77,11 @@ public enum FlowsListing {
       var seen: [String: [String: Element]] = [:]
       let declared = Set(flow.screens.map(\.id))
       let variants = [flow.defaultVariant] + flow.variants.filter { $0 != flow.defaultVariant }
+      func missing() -> Bool {
+        flow.screens.contains { screen in screen.elements.contains { seen[screen.id]?[$0] == nil } }
+      }
       for variant in variants {
-        let missing = flow.screens.contains { screen in
-          screen.elements.contains { seen[screen.id]?[$0] == nil }
-        }
-        guard missing else { break }
+        guard missing() else { break }
         let explorer = FlowExplorer(
           registry: registry,
           options: FlowExplorer.Options(flow: flow.id, variant: variant, depth: depth, maxStates: maxStates))
@@ -91,6 +91,8 @@ public enum FlowsListing {
             seen[screen.id, default: [:]][element.id] = element
           }
         }
+        // Every declared element seen: the rest of the exploration would add nothing.
+        explorer.shouldStop = { !missing() }
         _ = try? await explorer.run()
       }
       let screens = flow.screens.map { screen in

@@ -157,6 +157,9 @@ public final class FlowExplorer {
   /// Told of every screen state the exploration reaches (`wellflow flows` reads the
   /// elements' kinds, options and ranges off them).
   var onScreen: ((Screen) -> Void)?
+  /// Asked between sequences: true ends the exploration early (a caller that has what it
+  /// came for, such as `wellflow flows` once every declared element was seen).
+  var shouldStop: (() -> Bool)?
   private let registry: FlowRegistry
   private let progress: (String) -> Void
   private let slot = ProbeSlot()
@@ -278,6 +281,10 @@ public final class FlowExplorer {
 
   private var limitReached: Bool {
     if limit != nil { return true }
+    if shouldStop?() == true {
+      limit = "its caller had what it needed"
+      return true
+    }
     if let maximum = options.maxSequences, sequences >= maximum {
       limit = "the limit of \(maximum) sequences was reached"
       return true
