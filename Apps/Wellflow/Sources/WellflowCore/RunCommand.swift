@@ -72,10 +72,7 @@ public enum RunCommand {
     } catch {
       return usage("the app's features do not register: \(error)")
     }
-    if let locale = configuration.locale, !WellflowLocalization.locales.contains(locale) {
-      return usage(
-        "unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))")
-    }
+    if let problem = WellflowLocalization.problem(with: configuration.locale) { return usage("\(problem)") }
     var experimentFile: ExperimentFile?
     if let path = configuration.experimentsPath {
       switch ExperimentFile.load(path: path, registry: registry) {

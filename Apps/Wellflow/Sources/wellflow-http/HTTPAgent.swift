@@ -18,25 +18,17 @@ public enum HTTPAgent {
         let chunk = await readChunk(input)
         if chunk.isEmpty { break }
         buffer += chunk
-        while buffer.count >= 4 {
-          guard let length = try? HTTPAgentFrames.length(buffer[0..<4]) else {
-            FileHandle.standardError.write(Data("wellflow-http: a request's length is over the limit\n".utf8))
-            return
+        do {
+          while let frame = try HTTPAgentFrames.nextFrame(&buffer) {
+            let request = try HTTPAgentFrames.readRequest(frame)
+            group.addTask {
+              let result = await transport.send(request.request, connections: request.connections)
+              writer.write(HTTPAgentFrames.response(id: request.id, result))
+            }
           }
-          guard buffer.count >= 4 + length else { break }
-          let frame = Array(buffer[4..<4 + length])
-          buffer.removeFirst(4 + length)
-          let request: (id: UInt64, request: HTTPExchangeRequest, connections: Int)
-          do {
-            request = try HTTPAgentFrames.readRequest(frame)
-          } catch {
-            FileHandle.standardError.write(Data("wellflow-http: a malformed request: \(error)\n".utf8))
-            return
-          }
-          group.addTask {
-            let result = await transport.send(request.request, connections: request.connections)
-            writer.write(HTTPAgentFrames.response(id: request.id, result))
-          }
+        } catch {
+          FileHandle.standardError.write(Data("wellflow-http: a malformed request: \(error)\n".utf8))
+          return
         }
       }
     }

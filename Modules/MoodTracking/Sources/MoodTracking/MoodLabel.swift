@@ -13,11 +13,14 @@ public enum MoodLabel: String, CaseIterable, Codable, Sendable, Hashable {
     self = label
   }
 
+  /// Every name a stored label may have: today's, and the older spellings that read as
+  /// today's labels.
+  public static let storedNames: [(name: String, label: MoodLabel)] =
+    allCases.map { ($0.rawValue, $0) } + [("depressed", .hopeless), ("relaxed", .peaceful)]
+
   /// A hash lookup: storage reads decode a few labels per row.
   private static let byStoredName: [String: MoodLabel] = Dictionary(
-    uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) } + [
-      ("depressed", .hopeless), ("relaxed", .peaceful),
-    ])
+    uniqueKeysWithValues: storedNames.map { ($0.name, $0.label) })
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()

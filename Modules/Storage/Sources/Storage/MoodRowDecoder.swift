@@ -104,8 +104,7 @@ struct MoodRowDecoder {
     return values
   }
 
-  static let labelNames = StoredNames(
-    MoodLabel.allCases.map { ($0.rawValue, $0) } + [("depressed", .hopeless), ("relaxed", .peaceful)])
+  static let labelNames = StoredNames(MoodLabel.storedNames.map { ($0.name, $0.label) })
   static let associationNames = StoredNames(MoodAssociation.allCases.map { ($0.rawValue, $0) })
   static let kinds = StoredNames(MoodKind.allCases.map { ($0.rawValue, $0) })
   static let sources = StoredNames(MoodSource.allCases.map { ($0.rawValue, $0) })

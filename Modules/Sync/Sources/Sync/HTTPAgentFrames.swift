@@ -118,6 +118,16 @@ public enum HTTPAgentFrames {
     return length
   }
 
+  /// Takes the first whole frame (without its length prefix) off the front of bytes
+  /// read so far; nil until one has fully arrived.
+  public static func nextFrame(_ buffer: inout [UInt8]) throws(Malformed) -> [UInt8]? {
+    guard buffer.count >= 4 else { return nil }
+    let length = try length(buffer[0..<4])
+    guard buffer.count >= 4 + length else { return nil }
+    defer { buffer.removeFirst(4 + length) }
+    return Array(buffer[4..<4 + length])
+  }
+
   // MARK: Encoding
 
   struct Writer {

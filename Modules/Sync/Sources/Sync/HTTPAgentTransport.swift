@@ -167,26 +167,15 @@ public final class HTTPAgentTransport: HTTPTransport {
       let chunk = reader.availableData
       if chunk.isEmpty { break }
       buffer += chunk
-      while buffer.count >= 4 {
-        let length: Int
-        do {
-          length = try HTTPAgentFrames.length(buffer[0..<4])
-        } catch {
-          problem = "the HTTP agent \(agent) answered garbage: \(error)"
-          process.terminate()
-          break reading
-        }
-        guard buffer.count >= 4 + length else { break }
-        let frame = Array(buffer[4..<4 + length])
-        buffer.removeFirst(4 + length)
-        do {
+      do {
+        while let frame = try HTTPAgentFrames.nextFrame(&buffer) {
           let (id, result) = try HTTPAgentFrames.readResponse(frame)
           finish(id, result)
-        } catch {
-          problem = "the HTTP agent \(agent) answered garbage: \(error)"
-          process.terminate()
-          break reading
         }
+      } catch {
+        problem = "the HTTP agent \(agent) answered garbage: \(error)"
+        process.terminate()
+        break reading
       }
     }
     let orphans = state.withLock { state -> [Caller] in

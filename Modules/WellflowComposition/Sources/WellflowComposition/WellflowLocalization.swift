@@ -42,6 +42,12 @@ public enum WellflowLocalization {
   /// What translates screens into `locale`; nil for English (the flows' own text) and
   /// for languages the app does not ship.
   public static func localizer(for locale: String) -> ScreenLocalizer? { localizers[locale] }
+
+  /// Why `locale` (a `--locale` value) cannot be used; nil when it can or none was given.
+  public static func problem(with locale: String?) -> LocalizationError? {
+    guard let locale, !locales.contains(locale) else { return nil }
+    return .unknownLocale(locale, known: locales)
+  }
 }
 
 public enum LocalizationError: Error, CustomStringConvertible {

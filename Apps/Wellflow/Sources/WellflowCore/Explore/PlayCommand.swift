@@ -42,10 +42,8 @@ public enum PlayCommand {
     _ configuration: PlayConfiguration, registry: FlowRegistry? = nil, readLine: () -> String?,
     prompt: (@Sendable (String) -> Void)? = nil, console: Console = .standard
   ) async -> Int32 {
-    if let locale = configuration.locale, !WellflowLocalization.locales.contains(locale) {
-      console.err(
-        "error: unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))"
-      )
+    if let problem = WellflowLocalization.problem(with: configuration.locale) {
+      console.err("error: \(problem)")
       return 2
     }
     let session: AppSession

@@ -468,10 +468,7 @@ extension PreviewSession {
   public static func make(experimentsPath: String?, locale: String? = nil) throws(PreviewError)
     -> PreviewSession
   {
-    if let locale, !WellflowLocalization.locales.contains(locale) {
-      throw PreviewError(
-        "unknown locale '\(locale)' (locales: \(WellflowLocalization.locales.joined(separator: ", ")))")
-    }
+    if let problem = WellflowLocalization.problem(with: locale) { throw PreviewError("\(problem)") }
     switch AppRegistry.load(experimentsPath: experimentsPath) {
     case .failure(let error): throw PreviewError(error.description)
     case .success(let (registry, experiments)):
