@@ -118,13 +118,17 @@ public enum RemindersFeature: FlowFeature {
   /// mood is already in.
   @MainActor static func startDelivering(on host: FlowHost) {
     let environment = host.environment
+    // The scheduler keeps these closures, and the environment keeps the scheduler: they
+    // capture what they read, never the environment, or the app's storage would outlive it.
+    let (userID, clock, moods) = (
+      environment.userID, environment.clock, environment.services[MoodRepositoryKey.self]
+    )
     environment.services[NotificationSchedulerKey.self].startDelivering(
       on: host,
       shouldDeliver: { request, date in
         guard request.id == checkInReminder else { return true }
-        guard let userID = environment.userID else { return false }
-        let day = MoodDay(date, in: environment.clock.calendar)
-        let mood = try? await environment.services[MoodRepositoryKey.self].dailyMood(userID: userID, day: day)
+        guard let userID else { return false }
+        let mood = try? await moods.dailyMood(userID: userID, day: MoodDay(date, in: clock.calendar))
         return mood == nil
       },
       didDeliver: { [weak host] notification in

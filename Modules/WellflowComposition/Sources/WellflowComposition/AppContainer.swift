@@ -55,9 +55,9 @@ public final class AppContainer {
   public private(set) var host: FlowHost?
   /// Sends the outbox and pulls, once the app is open.
   public private(set) var sync: SyncService?
-  private var database: WellflowDatabase?
+  private(set) var database: WellflowDatabase?
   /// The `.sqliteScratch` database, kept across relaunches.
-  private var scratch: WellflowDatabase?
+  private(set) var scratch: WellflowDatabase?
   private lazy var memory = MemoryPorts()
 
   /// `clock` defaults to the device's clock and `presentationClock` to real pauses;
