@@ -5,8 +5,9 @@ import Testing
 @testable import WellflowComposition
 
 /// A closed app lets go of everything it opened: `wellflow run` opens one app per
-/// script run, so anything a run keeps alive (its in-memory SQLite database above all)
-/// piles up over thousands of runs.
+/// script run, so anything a run keeps alive (its SQLite database above all) piles up
+/// over thousands of runs. The database is a file here, so nothing but the app holds it
+/// (a run's in-memory database goes back to a pool for reuse).
 @MainActor
 @Suite("Releasing a closed app")
 struct ReleaseTests {
@@ -16,8 +17,10 @@ struct ReleaseTests {
     weak var weakApp: AppContainer?
     weak var weakHost: FlowHost?
     weak var weakWriter: AnyObject?
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("release-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: directory) }
     do {
-      let app = container(try WellflowFeatures.makeRegistry(), storage: .sqliteScratch)
+      let app = container(try WellflowFeatures.makeRegistry(), storage: .sqlite, directory: directory)
       let host = try app.open()
       weakApp = app
       weakHost = host

@@ -54,11 +54,15 @@ public final class SQLiteJournalRepository: JournalRepository {
   @discardableResult
   public func queueUnfinished(userID: String) throws -> Int {
     let now = clock.now
+    let unfinished = "SELECT \(Self.columns) FROM journal_entries WHERE user_id = ? AND finished = 0"
+    // Every launch asks; almost always there is none, and one cached statement outside a
+    // transaction answers that.
+    let any = try writer.unsafeRead { db in
+      try Row.fetchOne(db.cachedStatement(sql: unfinished), arguments: [userID]) != nil
+    }
+    guard any else { return 0 }
     return try writer.write { db in
-      let entries = try Row.fetchAll(
-        db, sql: "SELECT \(Self.columns) FROM journal_entries WHERE user_id = ? AND finished = 0",
-        arguments: [userID]
-      ).map(Self.entry)
+      let entries = try Row.fetchAll(db.cachedStatement(sql: unfinished), arguments: [userID]).map(Self.entry)
       for entry in entries { try Self.queue(entry, at: now, in: db) }
       return entries.count
     }
@@ -85,14 +89,14 @@ public final class SQLiteJournalRepository: JournalRepository {
   }
 
   public func count(userID: String) async throws -> Int {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal_entries WHERE user_id = ?", arguments: [userID])
         ?? 0
     }
   }
 
   public func latest(userID: String) async throws -> JournalEntry? {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Row.fetchOne(
         db,
         sql: """
@@ -106,7 +110,7 @@ public final class SQLiteJournalRepository: JournalRepository {
   /// The user's entries with `interval.start <= createdAt < interval.end`, ascending
   /// (what an export reads).
   public func entries(userID: String, in interval: DateInterval) async throws -> [JournalEntry] {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Row.fetchAll(
         db,
         sql: """

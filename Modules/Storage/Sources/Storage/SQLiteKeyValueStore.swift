@@ -23,7 +23,8 @@ public struct SQLiteKeyValueStore: KeyValueStore {
   }
 
   public func set(_ value: String?, forKey key: String) throws {
-    try writer.write { db in
+    // One statement is atomic by itself: no BEGIN and COMMIT around it.
+    try writer.writeWithoutTransaction { db in
       if let value {
         try db.cachedStatement(
           sql: """

@@ -25,7 +25,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func entriesAwaitingHealthSample(userID: String, limit: Int) async throws -> [MoodEntry] {
-    try await writer.read { db in
+    try await writer.reading { db in
       try MoodRows.fetchAll(
         db,
         sql: """
@@ -56,7 +56,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func entry(id: UUID, userID: String) async throws -> MoodEntry? {
-    try await writer.read { db in
+    try await writer.reading { db in
       try MoodRows.fetchOne(
         db, sql: "SELECT \(MoodRows.columns) FROM mood_entries WHERE id = ? AND user_id = ?",
         arguments: [id.uuidString, userID])
@@ -64,7 +64,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry] {
-    try await writer.read { db in
+    try await writer.reading { db in
       try MoodRows.fetchAll(
         db,
         sql: """
@@ -76,7 +76,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry] {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Self.entries(db, userID: userID, in: interval)
     }
   }
@@ -85,7 +85,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   public func entries(userID: String, labelled label: MoodLabel, in interval: DateInterval) async throws
     -> [MoodEntry]
   {
-    try await writer.read { db in
+    try await writer.reading { db in
       try MoodRows.fetchAll(
         db,
         sql: """
@@ -106,7 +106,7 @@ public final class SQLiteMoodRepository: MoodRepository {
     let bounds: StatementArguments = [
       userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970,
     ]
-    return try await writer.read { db in
+    return try await writer.reading { db in
       let aggregates = try Row.fetchOne(
         db.cachedStatement(
           sql: """
@@ -129,7 +129,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   /// The listing and its statistics from one read: the figures are computed from the
   /// rows listed (the same as the SQL aggregates), so only the streak is a second query.
   public func history(userID: String, in interval: DateInterval, today: MoodDay) async throws -> MoodHistory {
-    try await writer.read { db in
+    try await writer.reading { db in
       let entries = try Self.entries(db, userID: userID, in: interval)
       return MoodHistory(
         entries: entries,
@@ -139,14 +139,14 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func count(userID: String) async throws -> Int {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Int.fetchOne(
         db.cachedStatement(sql: "SELECT COUNT(*) FROM mood_entries WHERE user_id = ?"), arguments: [userID])!
     }
   }
 
   public func latest(userID: String) async throws -> MoodEntry? {
-    try await writer.read { db in
+    try await writer.reading { db in
       try MoodRows.fetchOne(
         db,
         sql: """
@@ -239,7 +239,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func wasDeleted(id: UUID, userID: String) async throws -> Bool {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Bool.fetchOne(
         db.cachedStatement(
           sql: "SELECT EXISTS (SELECT 1 FROM mood_entry_deletions WHERE user_id = ? AND entry_id = ?)"),

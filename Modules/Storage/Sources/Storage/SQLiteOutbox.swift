@@ -15,7 +15,7 @@ public final class SQLiteOutbox: Outbox {
   }
 
   public func pending(userID: String, dueAt: Date?, limit: Int) async throws -> [OutboxRow] {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Row.fetchAll(
         db.cachedStatement(
           sql: """
@@ -59,7 +59,7 @@ public final class SQLiteOutbox: Outbox {
   }
 
   private func count(userID: String, status: OutboxStatus) async throws -> Int {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Int.fetchOne(
         db.cachedStatement(sql: "SELECT COUNT(*) FROM outbox WHERE user_id = ? AND status = ?"),
         arguments: [userID, status.rawValue])!

@@ -25,7 +25,10 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
     let select = """
       FROM state_of_mind_samples WHERE (user_id, id) IN (SELECT user_id, entry_id FROM mood_entry_deletions)
       """
-    let stale = try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) \(select)") ?? 0 }
+    // Asked on every launch: one cached statement, consistent by itself, needs no transaction.
+    let stale = try writer.unsafeRead { db in
+      try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) \(select)")) ?? 0
+    }
     guard stale > 0 else { return 0 }
     return try writer.write { db in
       try db.execute(sql: "DELETE \(select)")
@@ -37,8 +40,8 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   /// sample); returns how many were owed.
   @discardableResult
   public func repairOwedSamples() throws -> Int {
-    let owed = try writer.read { db in
-      try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM health_samples_owed)") ?? false
+    let owed = try writer.unsafeRead { db in
+      try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM health_samples_owed)")) ?? false
     }
     guard owed else { return 0 }
     return try writer.write { db in try HealthSamplesOwed.repairLocalStore(in: db) }
@@ -67,7 +70,7 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   }
 
   public func samples(userID: String, in interval: DateInterval) async throws -> [StateOfMindSample] {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Row.fetchAll(
         db.cachedStatement(
           sql: """
@@ -94,7 +97,7 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   }
 
   public func count(userID: String) async throws -> Int {
-    try await writer.read { db in
+    try await writer.reading { db in
       try Int.fetchOne(
         db.cachedStatement(sql: "SELECT COUNT(*) FROM state_of_mind_samples WHERE user_id = ?"),
         arguments: [userID])!

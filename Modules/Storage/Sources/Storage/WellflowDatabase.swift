@@ -48,20 +48,19 @@ public final class WellflowDatabase: Sendable {
     try WellflowDatabase(writer: DatabaseQueue())
   }
 
-  /// A fresh database in memory, copied from a template migrated once per process: a
-  /// run that keeps no data (a script without `--data-dir`) gets the real SQLite schema
-  /// and adapters with no file, no migration and no fsync. The copy is SQLite's own
-  /// backup, so it holds exactly what the migrations make.
+  /// A fresh database in memory, holding exactly what the migrations make: a run that
+  /// keeps no data (a script without `--data-dir`) gets the real SQLite schema and
+  /// adapters with no file, no migration and no fsync. The first ones are copies (SQLite's
+  /// own backup) of a template migrated once per process; later ones are databases no
+  /// one holds any more, emptied back to the template (`ScratchDatabases`).
   public static func scratch() throws -> WellflowDatabase {
-    let queue = try DatabaseQueue()
-    try template.get().backup(to: queue)
-    return WellflowDatabase(migrated: queue)
+    WellflowDatabase(migrated: try scratchDatabases.get().take())
   }
 
-  private static let template = Result { () throws -> DatabaseQueue in
-    let queue = try DatabaseQueue()
-    try migrator().migrate(queue)
-    return queue
+  private static let scratchDatabases = Result { () throws -> ScratchDatabases in
+    let template = try DatabaseQueue()
+    try migrator().migrate(template)
+    return try ScratchDatabases(template: template)
   }
 
   private init(migrated writer: any DatabaseWriter) {

@@ -1,0 +1,38 @@
+import GRDB
+
+extension DatabaseWriter {
+  /// Reads in one consistent view, for every adapter of the app.
+  ///
+  /// GRDB's `read` on a `DatabaseQueue` (the in-memory databases of runs that keep
+  /// nothing) also turns `PRAGMA query_only` on and off around the read, and SQLite
+  /// expires every compiled statement of a connection when such a flag changes: after
+  /// each read, every cached statement was compiled again on its next use. A queue reads
+  /// in a plain deferred transaction instead. A pool's readers are read-only connections
+  /// that never change the flag, so pools keep `read`.
+  func reading<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    guard self is DatabaseQueue else { return try await read(value) }
+    return try await writeWithoutTransaction { db in try db.inReadTransaction(value) }
+  }
+
+  /// The blocking form of `reading(_:)`.
+  func reading<T>(_ value: (Database) throws -> T) throws -> T {
+    guard self is DatabaseQueue else { return try read(value) }
+    return try writeWithoutTransaction { db in try db.inReadTransaction(value) }
+  }
+}
+
+extension Database {
+  /// `value` inside a deferred transaction, committed after it returns and rolled back
+  /// when it throws.
+  fileprivate func inReadTransaction<T>(_ value: (Database) throws -> T) throws -> T {
+    try beginTransaction(.deferred)
+    do {
+      let result = try value(self)
+      try commit()
+      return result
+    } catch {
+      try? rollback()
+      throw error
+    }
+  }
+}
