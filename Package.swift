@@ -135,6 +135,7 @@ let package = Package(
       name: "StorageTests",
       dependencies: [
         "Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]
     ),
     .testTarget(
