@@ -7,9 +7,10 @@ import WellflowCore
 ///
 /// Figure 1: `RunCommand.execute` on Apps/Wellflow/Scripts/onboarding-standard.yaml,
 /// in process: what `wellflow run` does after parsing its arguments (the whole app's
-/// registry, the script read and parsed, SQLite in memory from the migrated template as
-/// for any run without --data-dir, the transcript formatted), N times; journeys per second
-/// and CPU per journey.
+/// registry, the script read and parsed, SQLite in memory as for any run without
+/// --data-dir: a database an earlier run released, emptied back to the migrated template,
+/// as in a folder of scripts or `--users N`; the transcript formatted), N times; journeys
+/// per second and CPU per journey. A lone script's whole process is figure 2.
 ///
 /// Figure 3: the scripted journey (ScriptLoader + ScriptRunner, parse included) and
 /// the same steps and checks as direct `FlowHost` calls on an `AppSession` with the
@@ -144,7 +145,7 @@ enum OnboardingBenchmark {
     -> Bool
   {
     // The storage the runner gives a script without --data-dir: SQLite in memory from
-    // the migrated template (no directory is written).
+    // the migrated template or reused from an earlier run (no directory is written).
     let session = AppSession(
       registry: registry, dataDirectory: URL(fileURLWithPath: "/dev/null"),
       clock: ManualClock(now: start, calendar: calendar), userID: user, analytics: DiscardingAnalyticsSink(),

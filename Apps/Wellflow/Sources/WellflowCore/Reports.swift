@@ -14,18 +14,27 @@ public enum TranscriptFormatter {
         case .skipped: "-"
         }
       let indent = String(repeating: "  ", count: step.depth + 1)
-      let place = "\(step.position.line):\(step.position.column)".padding(
-        toLength: 7, withPad: " ", startingAt: 0)
+      // Padded by hand: Foundation's `padding` goes through NSString for every step.
+      var place = "\(step.position.line):\(step.position.column)"
+      if place.utf8.count < 7 { place += String(repeating: " ", count: 7 - place.utf8.count) }
       var line =
         "\(indent)\(place)\(mark) \(step.label.map { "\($0): " } ?? "")\(step.summary) → \(step.screen)"
       if let message = step.message, step.status != .failed { line += "  (\(message))" }
       lines.append(line)
     }
     let count = result.steps.count
-    let time = String(format: "%.1f ms", result.durationSeconds * 1000)
+    let time = milliseconds(result.durationSeconds)
     lines.append(
       result.passed ? "  passed: \(count) steps in \(time)" : "  FAILED after \(count) steps in \(time)")
     return lines.joined(separator: "\n")
+  }
+
+  /// `12.3 ms`: what `String(format: "%.1f ms")` prints, without its cost on every run.
+  static func milliseconds(_ seconds: Double) -> String {
+    let tenths = (seconds * 10_000).rounded()
+    guard tenths.isFinite, abs(tenths) < 1e15 else { return String(format: "%.1f ms", seconds * 1000) }
+    let whole = Int(tenths)
+    return "\(whole < 0 ? "-" : "")\(abs(whole) / 10).\(abs(whole) % 10) ms"
   }
 
   public static func failure(_ result: ScriptResult) -> String {
@@ -38,7 +47,7 @@ public enum TranscriptFormatter {
     let failed = results.filter { !$0.passed }
     var text =
       "\(results.count) script run\(results.count == 1 ? "" : "s"): \(results.count - failed.count) passed, \(failed.count) failed"
-      + String(format: " (%.1f ms)", seconds * 1000)
+      + " (\(milliseconds(seconds)))"
     for result in failed { text += "\n  ✗ \(result.name): \(result.failure!.headline)" }
     return text
   }

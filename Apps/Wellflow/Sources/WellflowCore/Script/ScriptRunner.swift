@@ -296,7 +296,8 @@ public final class ScriptRunner {
       let draw = Self.draw(
         seed: options.seed, user: session.userID, step: step.position, occurrence: maybeDraws)
       let runs = draw < p
-      record(step, .passed, depth: depth, started: started, message: runs ? "drawn, ran" : "not drawn, skipped")
+      record(
+        step, .passed, depth: depth, started: started, message: runs ? "drawn, ran" : "not drawn, skipped")
       if runs { try await execute(body, depth: depth + 1) }
       return
     case .if(let conditions, let thenSteps, let elseSteps):
@@ -417,7 +418,7 @@ public final class ScriptRunner {
       return "value of \(id) is \(element.shownValue), expected \(expected)"
     case .text(let text):
       guard let screen else { return "'\(text)' is not on the screen: no flow is presented" }
-      return screen.visibleText.contains { $0.contains(text) }
+      return screen.visibleText.contains { $0.firstRange(of: text) != nil }
         ? nil : "'\(text)' is not on screen \(screen.id)"
     case .data(let query, let matcher):
       guard let host = try? session.open() else { return "the app could not start to answer \(query)" }

@@ -128,8 +128,10 @@ struct YAMLReader {
   /// Reads the file at `file`; `position` is where a caller named it (for "cannot read").
   mutating func readFile(what: String, namedAt position: SourcePosition? = nil) -> YNode? {
     let at = position ?? SourcePosition(file: file, line: 1, column: 1)
-    let attributes = try? FileManager.default.attributesOfItem(atPath: file)
-    if let size = attributes?[.size] as? Int, size > Self.maxBytes {
+    // `stat` itself: FileManager's attributes also look up the owner's and group's names.
+    var info = stat()
+    if stat(file, &info) == 0, info.st_size > Self.maxBytes {
+      let size = info.st_size
       report(at, "\(what) '\(file)' is \(size) bytes; the limit is \(Self.maxBytes) bytes")
       return nil
     }
@@ -344,13 +346,25 @@ extension YNode {
         entries.map { ($0.key, $0.keyPosition, $0.value.substituted(variables, problems: &problems)) })
       return copy
     default:
-      guard text.contains("${") else { return self }  // `$${` too: it becomes `${`
+      // `$${` too: it becomes `${`. A scan of the bytes, not Foundation's `contains`,
+      // which goes through NSString for every scalar of every script.
+      guard Self.mayHoldVariable(text) else { return self }
       let replaced = Self.substitute(text, variables, at: position, problems: &problems)
       var copy = self
       copy.text = replaced
       copy.value = isPlain ? YAMLReader.resolvePlain(replaced) : .string(replaced)
       return copy
     }
+  }
+
+  /// Whether `text` holds `${`.
+  private static func mayHoldVariable(_ text: String) -> Bool {
+    var afterDollar = false
+    for byte in text.utf8 {
+      if afterDollar && byte == UInt8(ascii: "{") { return true }
+      afterDollar = byte == UInt8(ascii: "$")
+    }
+    return false
   }
 
   private static func substitute(
