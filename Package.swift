@@ -51,8 +51,7 @@ let package = Package(
       path: "Modules/CheckInFlow/Sources/CheckInFlow"
     ),
     .target(
-      name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal",
-      resources: [.process("Resources")]
+      name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal"
     ),
     .target(
       name: "Storage",

@@ -79,7 +79,6 @@ public struct JournalCatalog: Sendable, Equatable {
 /// Why a catalog was refused; every case names the record at fault.
 public enum CatalogError: Error, Equatable, CustomStringConvertible {
   case unreadable(String)
-  case missingResource(String)
   case empty(String)
   case duplicateID(record: String, id: String)
   case idGap(record: String, missing: Int)
@@ -93,7 +92,6 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unreadable(let reason): "the journal catalog cannot be read: \(reason)"
-    case .missingResource(let name): "the journal catalog resource '\(name)' is missing from the bundle"
     case .empty(let kind): "the journal catalog has no \(kind)"
     case .duplicateID(let record, let id): "\(record): id \(id) is used more than once"
     case .idGap(let record, let missing):
@@ -144,17 +142,7 @@ extension JournalCatalog {
     try self.init(json: Data(text.utf8))
   }
 
-  private static let bundledCatalog: Result<JournalCatalog, CatalogError> = {
-    guard let url = Bundle.module.url(forResource: "catalog", withExtension: "json") else {
-      return .failure(.missingResource("catalog.json"))
-    }
-    do {
-      let data = try Data(contentsOf: url)
-      return Result { () throws(CatalogError) in try JournalCatalog(json: data) }
-    } catch {
-      return .failure(.unreadable("\(error)"))
-    }
-  }()
+  private static let bundledCatalog = Result { () throws(CatalogError) in try content() }
 
   /// The catalog shipped with the module, read and validated once.
   public static func bundled() throws(CatalogError) -> JournalCatalog {
