@@ -9,16 +9,18 @@ enum ProcessBenchmark {
   static func run(_ settings: Settings, _ report: Report) throws {
     let wellflow = settings.locations.wellflow.path
     let runs = settings.count(15, quick: 3)
-    let commands: [(name: String, arguments: [String])] = [
-      ("wellflow run onboarding-standard.yaml", ["run", OnboardingBenchmark.scriptPath]),
-      ("wellflow --help", ["--help"]),
-      ("wellflow flows", ["flows"]),
+    // The start-up goal is for running a script (and holds for the help, the floor);
+    // `flows` explores every flow to list what it shows, so it has none.
+    let commands: [(name: String, arguments: [String], goal: Goal?)] = [
+      ("wellflow run onboarding-standard.yaml", ["run", OnboardingBenchmark.scriptPath], .atMost(15)),
+      ("wellflow --help", ["--help"], .atMost(15)),
+      ("wellflow flows (explores every flow)", ["flows"], nil),
     ]
     guard FileManager.default.isExecutableFile(atPath: wellflow) else {
       let reason =
         "no wellflow binary at \(wellflow) (swift build -c \(settings.locations.configuration) --product wellflow)"
       for command in commands {
-        report.add(.missing("2 \(command.name): CPU", unit: "ms", goal: .atMost(15), because: reason))
+        report.add(.missing("2 \(command.name): CPU", unit: "ms", goal: command.goal, because: reason))
       }
       return
     }
@@ -51,7 +53,7 @@ enum ProcessBenchmark {
     }
     for (index, command) in commands.enumerated() {
       report.add(
-        Figure("2 \(command.name): CPU (child rusage)", unit: "ms", samples: cpu[index], goal: .atMost(15)))
+        Figure("2 \(command.name): CPU (child rusage)", unit: "ms", samples: cpu[index], goal: command.goal))
       report.add(Figure("2 \(command.name): wall", unit: "ms", samples: wall[index]))
     }
   }
