@@ -12,7 +12,7 @@ import Testing
     let entry = try await fixture.log(8, notes: "excited, met friends").entry
     let stored = try #require(try await fixture.repository.entry(id: entry.id, userID: "alice"))
     #expect(stored == entry)
-    #expect(try fixture.count("SELECT COUNT(*) FROM mood_entry_labels") == 3)
+    #expect(stored.labels.count == 3)
     #expect(try fixture.count("SELECT COUNT(*) FROM outbox") == 1)
     let rows = try await fixture.outbox.pending(userID: "alice", dueAt: nil, limit: 10)
     #expect(rows.map(\.entityID) == [entry.id.uuidString])
@@ -57,7 +57,14 @@ import Testing
     #expect(try fixture.count("SELECT COUNT(*) FROM mood_entries") == 1)
     #expect(try fixture.count("SELECT COUNT(*) FROM outbox") == 1)
     #expect(try fixture.count("SELECT revision FROM outbox") == 2)
-    #expect(try fixture.count("SELECT COUNT(*) FROM mood_entry_labels") == 2)
+    // The update replaced the labels: a query by label finds the entry by its new ones only.
+    let all = DateInterval(start: moment("2026-01-01T00:00"), end: moment("2026-02-01T00:00"))
+    for label in entry.labels {
+      #expect(try await fixture.repository.entries(userID: "alice", labelled: label, in: all) == [entry])
+    }
+    for label in Set(first.entry.labels).subtracting(entry.labels) {
+      #expect(try await fixture.repository.entries(userID: "alice", labelled: label, in: all).isEmpty)
+    }
   }
 
   @Test func checkInsAt23_59And00_01AreTwoDailyMoods() async throws {
@@ -220,6 +227,14 @@ import Testing
     }
     #expect(
       try await fixture.repository.entry(id: entry.id, userID: "alice")?.labels == [.hopeless, .peaceful])
+    // A query by label finds the older spellings too, and a name that merely contains
+    // another (`unknownFutureLabel`) matches nothing.
+    let all = DateInterval(start: moment("2026-01-01T00:00"), end: moment("2026-02-01T00:00"))
+    #expect(
+      try await fixture.repository.entries(userID: "alice", labelled: .hopeless, in: all).map(\.id) == [entry.id])
+    #expect(
+      try await fixture.repository.entries(userID: "alice", labelled: .peaceful, in: all).map(\.id) == [entry.id])
+    #expect(try await fixture.repository.entries(userID: "alice", labelled: .relieved, in: all).isEmpty)
   }
 
   @Test func entriesSurviveReopeningAWALDatabase() async throws {

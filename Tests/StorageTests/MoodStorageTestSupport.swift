@@ -15,11 +15,10 @@ func moment(_ text: String, _ zone: String = "UTC") -> Date {
 
 func day(_ text: String) -> MoodDay { MoodDay(text)! }
 
+/// An in-memory database with the app's whole schema, as a data folder has it.
 func migratedQueue(legacyTimeZone: TimeZone = TimeZone(identifier: "UTC")!) throws -> DatabaseQueue {
   let queue = try DatabaseQueue()
-  var migrator = DatabaseMigrator()
-  MoodSchema.registerMigrations(in: &migrator, legacyTimeZone: legacyTimeZone)
-  try migrator.migrate(queue)
+  try WellflowDatabase.migrator(legacyTimeZone: legacyTimeZone).migrate(queue)
   return queue
 }
 

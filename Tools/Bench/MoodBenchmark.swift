@@ -11,13 +11,13 @@ import Storage
 /// The data is what the app writes: entries made as `SaveMoodUseCase` makes them
 /// (time-ordered ids, the score's labels, associations, some notes), saved through
 /// `SQLiteMoodRepository` with their outbox rows into the app's own database
-/// (`WellflowDatabase`), and marked synced as after a sync. A fill takes minutes, so
+/// (`WellflowDatabase`), and marked synced as after a sync (which leaves no outbox rows). A fill takes minutes, so
 /// it is kept under .build/bench-data/ and reused while its shape and the schema's
 /// migrations match the marker written beside it.
 @MainActor
 enum MoodBenchmark {
   /// Bump when the generated data changes, so old fills are redone.
-  static let dataVersion = 1
+  static let dataVersion = 2
   static let utc = TimeZone(identifier: "UTC")!
   /// The last entry is just before this: 2026-01-05 22:00 UTC, the users' "now".
   static let end = Date(timeIntervalSince1970: 1_767_650_400)
@@ -137,6 +137,8 @@ enum MoodBenchmark {
       let database = try WellflowDatabase.open(directory: directory, legacyTimeZone: utc)
       try await fill(SQLiteMoodRepository(writer: database.writer), shape)
       try await database.writer.writeWithoutTransaction { db in
+        // A sync takes each synced row out of the outbox (`SQLiteOutbox.record`).
+        try db.execute(sql: "DELETE FROM outbox WHERE status = 'synced'; PRAGMA incremental_vacuum")
         _ = try db.checkpoint(Database.CheckpointMode.truncate)
       }
     }

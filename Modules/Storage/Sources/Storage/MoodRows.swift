@@ -3,7 +3,7 @@ import GRDB
 import MoodTracking
 
 /// How mood entries map to rows. Labels and associations are kept in order in the
-/// entry row for reading, and in child tables for querying.
+/// entry row, as comma-separated stored names.
 enum MoodRows {
   static let columns = """
     id, user_id, date, day, score, valence, labels, associations, notes, kind, source,
@@ -38,19 +38,6 @@ enum MoodRows {
     guard db.changesCount > 0 else {
       throw DatabaseError(
         resultCode: .SQLITE_CONSTRAINT, message: "mood entry \(id) belongs to another user")
-    }
-    try db.cachedStatement(sql: "DELETE FROM mood_entry_labels WHERE entry_id = ?").execute(arguments: [id])
-    for (position, label) in entry.labels.enumerated() {
-      try db.cachedStatement(
-        sql: "INSERT INTO mood_entry_labels (entry_id, position, label) VALUES (?, ?, ?)"
-      ).execute(arguments: [id, position, label.rawValue])
-    }
-    try db.cachedStatement(sql: "DELETE FROM mood_entry_associations WHERE entry_id = ?").execute(arguments: [
-      id
-    ])
-    for association in Set(entry.associations) {
-      try db.cachedStatement(sql: "INSERT INTO mood_entry_associations (entry_id, association) VALUES (?, ?)")
-        .execute(arguments: [id, association.rawValue])
     }
   }
 

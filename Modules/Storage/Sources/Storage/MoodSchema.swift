@@ -3,7 +3,7 @@ import GRDB
 import MoodTracking
 
 /// The mood tables and their migrations. The app's database setup registers these
-/// first, then its own.
+/// first, then its own, then `registerLaterMigrations`.
 public enum MoodSchema {
   public static let progressEntriesMigration = "v1_progressEntries"
   public static let moodEntriesMigration = "v2_moodEntries"
@@ -73,6 +73,27 @@ public enum MoodSchema {
           ) WITHOUT ROWID;
           CREATE INDEX mood_entry_deletions_by_backend_id ON mood_entry_deletions(user_id, backend_id)
             WHERE backend_id IS NOT NULL;
+          """)
+    }
+  }
+
+  public static let moodEntriesWithoutChildTablesMigration = "moodEntriesWithoutChildTables"
+
+  /// The mood migrations that came after the app's own first ones; the app's setup
+  /// registers them after those (migrations run in the order they were registered).
+  public static func registerLaterMigrations(in migrator: inout DatabaseMigrator) {
+    migrator.registerMigration(moodEntriesWithoutChildTablesMigration) { db in
+      // Labels and associations were also kept one row each in two child tables, each
+      // with an index by value: four copies of the entry's id, about half of what a
+      // saved entry took on disk, for one query (entries by label) that reads the
+      // entry's own `labels` column just as well. The entry rows keep every label and
+      // association, so nothing is lost; the freed pages go back to the file system
+      // (a no-op in files made before incremental vacuum was set).
+      try db.execute(
+        sql: """
+          DROP TABLE mood_entry_labels;
+          DROP TABLE mood_entry_associations;
+          PRAGMA incremental_vacuum;
           """)
     }
   }

@@ -7,7 +7,8 @@ import MoodTracking
 public final class SQLiteMoodRepository: MoodRepository {
   private let writer: any DatabaseWriter
 
-  /// `writer` must have been migrated with `MoodSchema.registerMigrations(in:)`.
+  /// `writer` must have been migrated with `WellflowDatabase.migrator` (or at least
+  /// `MoodSchema.registerMigrations(in:)`).
   public init(writer: any DatabaseWriter) {
     self.writer = writer
   }
@@ -81,22 +82,24 @@ public final class SQLiteMoodRepository: MoodRepository {
     }
   }
 
-  /// Entries carrying `label` in the interval, ascending: what the label table is for.
+  /// Entries carrying `label` in the interval, ascending. The (user, date) index narrows
+  /// the rows to the interval's; each row's own comma-separated `labels` is searched for
+  /// every name the label may be stored under (today's and older spellings).
   public func entries(userID: String, labelled label: MoodLabel, in interval: DateInterval) async throws
     -> [MoodEntry]
   {
-    try await writer.reading { db in
+    let names = MoodLabel.storedNames.filter { $0.label == label }.map { ",\($0.name)," }
+    let matches = names.map { _ in "instr(',' || labels || ',', ?) > 0" }.joined(separator: " OR ")
+    return try await writer.reading { db in
       try MoodRows.fetchAll(
         db,
         sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
-          WHERE user_id = ? AND date >= ? AND date < ?
-            AND id IN (SELECT entry_id FROM mood_entry_labels WHERE label = ?)
+          WHERE user_id = ? AND date >= ? AND date < ? AND (\(matches))
           ORDER BY date, save_seq
           """,
-        arguments: [
-          userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970, label.rawValue,
-        ])
+        arguments: StatementArguments(
+          [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970] + names))
     }
   }
 
@@ -215,8 +218,8 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func delete(_ entry: MoodEntry, outbox row: OutboxRow) async throws -> Bool {
     try await writer.write { db in
-      // Labels, associations and a health-sample note go with the entry (ON DELETE
-      // CASCADE); the per-day table follows by trigger.
+      // A health-sample note goes with the entry (ON DELETE CASCADE); the per-day
+      // table follows by trigger.
       guard
         let deleted = try Row.fetchOne(
           db.cachedStatement(

@@ -94,6 +94,7 @@ public final class WellflowDatabase: Sendable {
       // the backend's id); those kept before go too.
       try db.execute(sql: "DELETE FROM outbox WHERE status = 'synced'")
     }
+    MoodSchema.registerLaterMigrations(in: &migrator)
     return migrator
   }
 }
