@@ -154,7 +154,7 @@ let package = Package(
       name: "WellflowCoreTests",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend", "FlowHTML", "Sync",
-        "Reminders", "wellflow-http",
+        "Reminders", "wellflow-http", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "SyncTests",

@@ -109,7 +109,8 @@ import Testing
     func pages(_ database: WellflowDatabase) throws -> Int {
       try database.writer.read { try Int.fetchOne($0, sql: "PRAGMA page_count")! }
     }
-    let migrated = try WellflowDatabase.open(directory: directory, legacyTimeZone: TimeZone(identifier: "UTC")!)
+    let migrated = try WellflowDatabase.open(
+      directory: directory, legacyTimeZone: TimeZone(identifier: "UTC")!)
     let fresh = try WellflowDatabase.open(
       directory: directory.appendingPathComponent("fresh"), legacyTimeZone: TimeZone(identifier: "UTC")!)
     #expect(try migrated.writer.read { try Int.fetchOne($0, sql: "PRAGMA freelist_count")! } == 0)

@@ -167,6 +167,33 @@ import Testing
     }
   }
 
+  /// Label and association lists are decoded once per distinct stored text and shared;
+  /// with more distinct lists than the decoder keeps, each row still gets its own.
+  @Test func manyDistinctListsEachDecodeAsTheirRowSays() async throws {
+    let fixture = try SQLiteMoodFixture()
+    let labels = MoodLabel.allCases
+    let associations = MoodAssociation.allCases
+    var saved: [MoodEntry] = []
+    for index in 0..<600 {
+      let date = moment("2026-01-05T08:00").addingTimeInterval(Double(index))
+      let entry = MoodEntry(
+        id: UUID(), userID: "alice", date: date, day: day("2026-01-05"), score: index % 10 + 1, valence: 0,
+        labels: [labels[index % labels.count], labels[(index / 3) % labels.count]].uniqued(),
+        associations: index % 5 == 0 ? [] : [associations[(index * 7) % associations.count]],
+        kind: .momentaryEmotion, createdAt: date, updatedAt: date)
+      saved.append(entry)
+    }
+    try await fixture.repository.save(
+      saved.map { ($0, OutboxRow.mood($0, operation: .create, id: UUID(), now: $0.date)) })
+    let listed = try await fixture.history.entries(in: .week)
+    #expect(listed == saved)
+    let plain = try await fixture.db.read { db in
+      try Row.fetchAll(db, sql: "SELECT labels, associations FROM mood_entries ORDER BY date, save_seq")
+    }
+    #expect(listed.map(\.labels) == plain.map { MoodRows.labels($0[0]) })
+    #expect(listed.map(\.associations) == plain.map { MoodRows.associations($0[1]) })
+  }
+
   @Test func aStreakAcrossAMonthAndYearEnd() async throws {
     let fixture = try SQLiteMoodFixture(now: "2026-01-02T12:00")
     for date in ["2025-12-29", "2025-12-30", "2025-12-31", "2026-01-01", "2026-01-02"] {
@@ -231,9 +258,13 @@ import Testing
     // another (`unknownFutureLabel`) matches nothing.
     let all = DateInterval(start: moment("2026-01-01T00:00"), end: moment("2026-02-01T00:00"))
     #expect(
-      try await fixture.repository.entries(userID: "alice", labelled: .hopeless, in: all).map(\.id) == [entry.id])
+      try await fixture.repository.entries(userID: "alice", labelled: .hopeless, in: all).map(\.id) == [
+        entry.id
+      ])
     #expect(
-      try await fixture.repository.entries(userID: "alice", labelled: .peaceful, in: all).map(\.id) == [entry.id])
+      try await fixture.repository.entries(userID: "alice", labelled: .peaceful, in: all).map(\.id) == [
+        entry.id
+      ])
     #expect(try await fixture.repository.entries(userID: "alice", labelled: .relieved, in: all).isEmpty)
   }
 
@@ -375,5 +406,12 @@ import Testing
     #expect(imported.score == 5)
     #expect(try await fixture.repository.entry(id: entry.id, userID: "alice") == entry)
     #expect(try await fixture.history.count() == 2)
+  }
+}
+
+extension Array where Element: Hashable {
+  fileprivate func uniqued() -> [Element] {
+    var seen = Set<Element>()
+    return filter { seen.insert($0).inserted }
   }
 }

@@ -1,5 +1,7 @@
 import FlowKit
 import Foundation
+import GRDB
+import Storage
 import Testing
 import WellflowCore
 
@@ -169,6 +171,56 @@ struct ExportCommandTests {
       #expect(err == [message])
     }
     #expect(!FileManager.default.fileExists(atPath: workspace.path("missing")), "nothing is created")
+  }
+
+  /// An export reads the folder without changing it: no migration, no write.
+  @Test func anExportLeavesTheFolderAsItWas() async throws {
+    let workspace = Workspace()
+    let data = try await seededData(workspace)
+    let file = URL(fileURLWithPath: data).appendingPathComponent(WellflowDatabase.fileName)
+    // As an older version left it: the last migration not yet run.
+    do {
+      let pool = try DatabasePool(path: file.path)
+      try await pool.write { db in
+        try db.execute(
+          sql: "DELETE FROM grdb_migrations WHERE identifier = ?",
+          arguments: [MoodSchema.moodEntriesWithoutChildTablesMigration])
+        try db.execute(
+          sql: """
+            CREATE TABLE mood_entry_labels (entry_id TEXT NOT NULL, position INTEGER NOT NULL, label TEXT NOT NULL,
+              PRIMARY KEY (entry_id, position)) WITHOUT ROWID;
+            CREATE TABLE mood_entry_associations (entry_id TEXT NOT NULL, association TEXT NOT NULL,
+              PRIMARY KEY (entry_id, association)) WITHOUT ROWID;
+            """)
+      }
+      try pool.close()
+    }
+    let before = try Data(contentsOf: file)
+    let (code, out, err) = await export({ $0.format = .json }, dataDirectory: data)
+    #expect(code == 0, "\(err)")
+    #expect(out.contains("\"score\":7") && out.contains("\"score\":4"))
+    #expect(try Data(contentsOf: file) == before)
+  }
+
+  @Test func aFolderANewerWellflowWroteIsRefusedClearly() async throws {
+    let workspace = Workspace()
+    let data = try await seededData(workspace)
+    let file = URL(fileURLWithPath: data).appendingPathComponent(WellflowDatabase.fileName)
+    do {
+      let pool = try DatabasePool(path: file.path)
+      try await pool.write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9_fromTheFuture')") }
+      try pool.close()
+    }
+    let before = try Data(contentsOf: file)
+    let (code, out, err) = await export({ _ in }, dataDirectory: data)
+    #expect(code == 2)
+    #expect(out.isEmpty)
+    #expect(
+      err == [
+        "wellflow export: --data-dir \(data) was written by a newer wellflow (its data has changes this version "
+          + "does not know: v9_fromTheFuture); export it with that version or a newer one"
+      ])
+    #expect(try Data(contentsOf: file) == before)
   }
 
   @Test func timestampsCarryTheOffsetOfTheirDay() {

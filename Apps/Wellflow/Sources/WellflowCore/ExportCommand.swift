@@ -103,7 +103,19 @@ public enum ExportCommand {
           "--data-dir \(configuration.dataDirectory) holds no Wellflow data (no \(WellflowDatabase.fileName)); "
           + "give the folder `wellflow run --data-dir` wrote")
     }
-    let database = try WellflowDatabase.open(directory: directory, legacyTimeZone: configuration.timeZone)
+    // Read only: an export changes nothing in the folder (data an older version wrote is
+    // brought up to date in memory).
+    let database: WellflowDatabase
+    do {
+      database = try WellflowDatabase.openForReading(
+        directory: directory, legacyTimeZone: configuration.timeZone)
+    } catch WellflowDatabase.ReadError.newerVersion(_, let unknown) {
+      throw ExportError(
+        message:
+          "--data-dir \(configuration.dataDirectory) was written by a newer wellflow (its data has changes "
+          + "this version does not know: \(unknown.joined(separator: ", "))); export it with that version or a newer one"
+      )
+    }
     let moods = try await SQLiteMoodRepository(writer: database.writer)
       .entries(userID: configuration.userID, in: interval)
     let journal = try await SQLiteJournalRepository(database: database, clock: SystemClock())

@@ -14,6 +14,11 @@ import MoodTracking
 /// a value no row should hold falls back the same way.
 struct MoodRowDecoder {
   private var lastUserID = ""
+  /// Entries share a few dozen label and association lists (a score's default labels,
+  /// the same few life areas), so each list is parsed and allocated once per read and
+  /// shared by the rows that store the same bytes.
+  private var labelLists = StoredLists(Self.labelNames)
+  private var associationLists = StoredLists(Self.associationNames)
 
   mutating func entry(_ statement: SQLiteStatement) -> MoodEntry {
     let id =
@@ -23,8 +28,8 @@ struct MoodRowDecoder {
         lastUserID.utf8.elementsEqual(bytes) ? lastUserID : nil
       } ?? Self.string(statement, 1)
     lastUserID = userID
-    let labels = Self.bytes(statement, 6) { Self.names($0, in: Self.labelNames) } ?? []
-    let associations = Self.bytes(statement, 7) { Self.names($0, in: Self.associationNames) } ?? []
+    let labels = Self.bytes(statement, 6) { labelLists.values(for: $0) } ?? []
+    let associations = Self.bytes(statement, 7) { associationLists.values(for: $0) } ?? []
     return MoodEntry(
       id: id, userID: userID,
       date: Date(timeIntervalSince1970: sqlite3_column_double(statement, 2)),
@@ -109,6 +114,29 @@ struct MoodRowDecoder {
   static let kinds = StoredNames(MoodKind.allCases.map { ($0.rawValue, $0) })
   static let sources = StoredNames(MoodSource.allCases.map { ($0.rawValue, $0) })
   static let statuses = StoredNames(SyncStatus.allCases.map { ($0.rawValue, $0) })
+}
+
+/// Comma-separated lists of stored names decoded once each: a small direct-mapped cache
+/// from a list's bytes to its values. A slot holds the last list hashed to it, so a
+/// read with more distinct lists than slots only parses some of them again.
+struct StoredLists<Value: Sendable> {
+  private let names: StoredNames<Value>
+  private var slots: [(bytes: [UInt8], values: [Value])?] = Array(repeating: nil, count: 64)
+
+  init(_ names: StoredNames<Value>) {
+    self.names = names
+  }
+
+  mutating func values(for bytes: UnsafeBufferPointer<UInt8>) -> [Value] {
+    // FNV-1a over the bytes picks the slot.
+    var hash: UInt32 = 2_166_136_261
+    for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    let slot = Int(hash % UInt32(slots.count))
+    if let cached = slots[slot], cached.bytes.elementsEqual(bytes) { return cached.values }
+    let values = MoodRowDecoder.names(bytes, in: names)
+    slots[slot] = (Array(bytes), values)
+    return values
+  }
 }
 
 /// A lookup from a stored name's UTF-8 bytes to its value without making a String:

@@ -90,6 +90,10 @@ public final class SQLiteMoodRepository: MoodRepository {
   {
     let names = MoodLabel.storedNames.filter { $0.label == label }.map { ",\($0.name)," }
     let matches = names.map { _ in "instr(',' || labels || ',', ?) > 0" }.joined(separator: " OR ")
+    let bounds: StatementArguments = [
+      userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970,
+    ]
+    let arguments = bounds + StatementArguments(names)
     return try await writer.reading { db in
       try MoodRows.fetchAll(
         db,
@@ -98,8 +102,7 @@ public final class SQLiteMoodRepository: MoodRepository {
           WHERE user_id = ? AND date >= ? AND date < ? AND (\(matches))
           ORDER BY date, save_seq
           """,
-        arguments: StatementArguments(
-          [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970] + names))
+        arguments: arguments)
     }
   }
 

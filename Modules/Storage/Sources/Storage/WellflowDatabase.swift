@@ -40,6 +40,50 @@ public final class WellflowDatabase: Sendable {
     }
   }
 
+  /// Opens the database in `directory` to read it, changing nothing there: no migration
+  /// runs on the file and no lock file is made. A file an older version wrote is copied
+  /// into memory and migrated there; one a newer version wrote (it has migrations this
+  /// version does not know) is refused, since this version cannot know what they mean.
+  public static func openForReading(directory: URL, legacyTimeZone: TimeZone = .current) throws
+    -> WellflowDatabase
+  {
+    let path = directory.appendingPathComponent(fileName).path
+    guard FileManager.default.fileExists(atPath: path) else { throw ReadError.missing(path: path) }
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.busyMode = .timeout(5)
+    let file = try DatabaseQueue(path: path, configuration: configuration)
+    let migrator = migrator(legacyTimeZone: legacyTimeZone)
+    let (superseded, current) = try file.read { db in
+      (
+        try migrator.appliedIdentifiers(db).subtracting(migrator.migrations),
+        try migrator.hasCompletedMigrations(db)
+      )
+    }
+    guard superseded.isEmpty else { throw ReadError.newerVersion(path: path, unknown: superseded.sorted()) }
+    if current { return WellflowDatabase(migrated: file) }
+    let copy = try DatabaseQueue()
+    try file.backup(to: copy)
+    try migrator.migrate(copy)
+    return WellflowDatabase(migrated: copy)
+  }
+
+  /// Why `openForReading` could not open a data folder.
+  public enum ReadError: Error, Equatable, CustomStringConvertible {
+    case missing(path: String)
+    /// The file has changes (migrations) this version does not know.
+    case newerVersion(path: String, unknown: [String])
+
+    public var description: String {
+      switch self {
+      case .missing(let path): "no database at \(path)"
+      case .newerVersion(let path, let unknown):
+        "\(path) was written by a newer wellflow (its schema has \(unknown.joined(separator: ", ")), "
+          + "which this version does not know); use that version or a newer one"
+      }
+    }
+  }
+
   /// The empty file whose lock serializes opening (see `open`); deleting it is harmless.
   public static let lockFileName = "wellflow.sqlite.lock"
 
