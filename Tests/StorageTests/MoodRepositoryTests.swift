@@ -187,7 +187,7 @@ import Testing
       saved.map { ($0, OutboxRow.mood($0, operation: .create, id: UUID(), now: $0.date)) })
     let listed = try await fixture.history.entries(in: .week)
     #expect(listed == saved)
-    let plain = try await fixture.db.read { db in
+    let plain = try fixture.db.read { db in
       try Row.fetchAll(db, sql: "SELECT labels, associations FROM mood_entries ORDER BY date, save_seq")
     }
     #expect(listed.map(\.labels) == plain.map { MoodRows.labels($0[0]) })

@@ -36,12 +36,12 @@ struct MoodRowDecoder {
       day: Self.bytes(statement, 3) { MoodDay(utf8: $0) } ?? MoodDay(year: 0, month: 0, day: 0),
       score: Int(sqlite3_column_int64(statement, 4)), valence: sqlite3_column_double(statement, 5),
       labels: labels, associations: associations,
-      notes: sqlite3_column_type(statement, 8) == SQLITE_NULL ? nil : Self.string(statement, 8),
+      notes: Self.optionalString(statement, 8),
       kind: Self.bytes(statement, 9) { Self.kinds.value(for: $0) } ?? .momentaryEmotion,
       source: Self.bytes(statement, 10) { Self.sources.value(for: $0) } ?? .userEntry,
       createdAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 11)),
       updatedAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 12)),
-      backendID: sqlite3_column_type(statement, 13) == SQLITE_NULL ? nil : Self.string(statement, 13),
+      backendID: Self.optionalString(statement, 13),
       syncStatus: Self.bytes(statement, 14) { Self.statuses.value(for: $0) } ?? .pending)
   }
 
@@ -56,7 +56,13 @@ struct MoodRowDecoder {
   }
 
   private static func string(_ statement: SQLiteStatement, _ column: Int32) -> String {
-    bytes(statement, column) { String(decoding: $0, as: UTF8.self) } ?? ""
+    optionalString(statement, column) ?? ""
+  }
+
+  /// nil for NULL: SQLite gives no text pointer for NULL (and "" for empty text), so
+  /// one call tells both.
+  private static func optionalString(_ statement: SQLiteStatement, _ column: Int32) -> String? {
+    bytes(statement, column) { String(decoding: $0, as: UTF8.self) }
   }
 
   // MARK: Values
