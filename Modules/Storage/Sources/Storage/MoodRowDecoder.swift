@@ -3,46 +3,47 @@ import GRDB
 import GRDBSQLite
 import MoodTracking
 
-/// Turns the current row of a statement selecting `MoodRows.columns` into a `MoodEntry`,
-/// reading SQLite's column buffers in place: ids, days, labels and the enumerations are
-/// parsed from their bytes without making a String, and a user id equal to the previous
-/// row's is shared. A history read decodes thousands of rows, so this is where its time
-/// went (splitting the label lists into Strings was half of it).
+/// Turns the current row of a statement selecting `MoodRows.columns` of one user's rows
+/// into a `MoodEntry`, reading SQLite's column buffers in place: ids, days, labels and
+/// the enumerations are parsed from their bytes without making a String, and every
+/// entry shares the one user id. A history read decodes thousands of rows, so this is
+/// where its time went (splitting the label lists into Strings was half of it).
 ///
 /// Every field decodes exactly as the String-based reading did: names this version does
 /// not know (a later HealthKit's) are skipped, older label spellings read as today's, and
 /// a value no row should hold falls back the same way.
 struct MoodRowDecoder {
-  private var lastUserID = ""
+  /// The user whose rows the statement selects (`WHERE user_id = ?`).
+  let userID: String
   /// Entries share a few dozen label and association lists (a score's default labels,
   /// the same few life areas), so each list is parsed and allocated once per read and
   /// shared by the rows that store the same bytes.
   private var labelLists = StoredLists(Self.labelNames)
   private var associationLists = StoredLists(Self.associationNames)
 
+  init(userID: String) {
+    self.userID = userID
+  }
+
+  /// The columns in `MoodRows.columns` order.
   mutating func entry(_ statement: SQLiteStatement) -> MoodEntry {
     let id =
       Self.bytes(statement, 0) { Self.uuid($0) } ?? UUID(uuidString: Self.string(statement, 0)) ?? UUID()
-    let userID =
-      Self.bytes(statement, 1) { bytes -> String? in
-        lastUserID.utf8.elementsEqual(bytes) ? lastUserID : nil
-      } ?? Self.string(statement, 1)
-    lastUserID = userID
-    let labels = Self.bytes(statement, 6) { labelLists.values(for: $0) } ?? []
-    let associations = Self.bytes(statement, 7) { associationLists.values(for: $0) } ?? []
+    let labels = Self.bytes(statement, 5) { labelLists.values(for: $0) } ?? []
+    let associations = Self.bytes(statement, 6) { associationLists.values(for: $0) } ?? []
     return MoodEntry(
       id: id, userID: userID,
-      date: Date(timeIntervalSince1970: sqlite3_column_double(statement, 2)),
-      day: Self.bytes(statement, 3) { MoodDay(utf8: $0) } ?? MoodDay(year: 0, month: 0, day: 0),
-      score: Int(sqlite3_column_int64(statement, 4)), valence: sqlite3_column_double(statement, 5),
+      date: Date(timeIntervalSince1970: sqlite3_column_double(statement, 1)),
+      day: Self.bytes(statement, 2) { MoodDay(utf8: $0) } ?? MoodDay(year: 0, month: 0, day: 0),
+      score: Int(sqlite3_column_int64(statement, 3)), valence: sqlite3_column_double(statement, 4),
       labels: labels, associations: associations,
-      notes: Self.optionalString(statement, 8),
-      kind: Self.bytes(statement, 9) { Self.kinds.value(for: $0) } ?? .momentaryEmotion,
-      source: Self.bytes(statement, 10) { Self.sources.value(for: $0) } ?? .userEntry,
-      createdAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 11)),
-      updatedAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 12)),
-      backendID: Self.optionalString(statement, 13),
-      syncStatus: Self.bytes(statement, 14) { Self.statuses.value(for: $0) } ?? .pending)
+      notes: Self.optionalString(statement, 7),
+      kind: Self.bytes(statement, 8) { Self.kinds.value(for: $0) } ?? .momentaryEmotion,
+      source: Self.bytes(statement, 9) { Self.sources.value(for: $0) } ?? .userEntry,
+      createdAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 10)),
+      updatedAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 11)),
+      backendID: Self.optionalString(statement, 12),
+      syncStatus: Self.bytes(statement, 13) { Self.statuses.value(for: $0) } ?? .pending)
   }
 
   // MARK: Columns
@@ -127,7 +128,7 @@ struct MoodRowDecoder {
 /// read with more distinct lists than slots only parses some of them again.
 struct StoredLists<Value: Sendable> {
   private let names: StoredNames<Value>
-  private var slots: [(bytes: [UInt8], values: [Value])?] = Array(repeating: nil, count: 64)
+  private var slots: [(bytes: [UInt8], values: [Value])?] = Array(repeating: nil, count: 256)
 
   init(_ names: StoredNames<Value>) {
     self.names = names
@@ -138,7 +139,7 @@ struct StoredLists<Value: Sendable> {
     var hash: UInt32 = 2_166_136_261
     for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
     let slot = Int(hash % UInt32(slots.count))
-    if let cached = slots[slot], cached.bytes.elementsEqual(bytes) { return cached.values }
+    if let cached = slots[slot], equal(cached.bytes, bytes) { return cached.values }
     let values = MoodRowDecoder.names(bytes, in: names)
     slots[slot] = (Array(bytes), values)
     return values
@@ -162,9 +163,17 @@ struct StoredNames<Value>: Sendable where Value: Sendable {
 
   func value(for bytes: UnsafeBufferPointer<UInt8>) -> Value? {
     guard bytes.count < byLength.count else { return nil }
-    for candidate in byLength[bytes.count] where candidate.name.elementsEqual(bytes) {
+    for candidate in byLength[bytes.count] where equal(candidate.name, bytes) {
       return candidate.value
     }
     return nil
   }
+}
+
+/// Whether the stored bytes are `bytes`: one `memcmp`, where a generic sequence
+/// comparison went byte by byte through iterators.
+private func equal(_ stored: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  guard stored.count == bytes.count else { return false }
+  guard let base = bytes.baseAddress, !bytes.isEmpty else { return true }
+  return stored.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
 }

@@ -5,8 +5,10 @@ import MoodTracking
 /// How mood entries map to rows. Labels and associations are kept in order in the
 /// entry row, as comma-separated stored names.
 enum MoodRows {
+  /// What a read selects. Every read is one user's (`WHERE user_id = ?`), so the user id
+  /// is not read back: the decoder is given it.
   static let columns = """
-    id, user_id, date, day, score, valence, labels, associations, notes, kind, source,
+    id, date, day, score, valence, labels, associations, notes, kind, source,
     created_at, updated_at, backend_id, sync_status
     """
 
@@ -43,10 +45,13 @@ enum MoodRows {
 
   /// Entries a query selects with `columns`, in its order, decoded in one pass over
   /// SQLite's own column buffers (see `MoodRowDecoder`).
-  static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments) throws -> [MoodEntry] {
+  /// `sql` selects `columns` of `userID`'s rows only.
+  static func fetchAll(_ db: Database, userID: String, sql: String, arguments: StatementArguments) throws
+    -> [MoodEntry]
+  {
     let statement = try db.cachedStatement(sql: sql)
     let rows = try Row.fetchCursor(statement, arguments: arguments)
-    var decoder = MoodRowDecoder()
+    var decoder = MoodRowDecoder(userID: userID)
     var entries: [MoodEntry] = []
     while try rows.next() != nil {
       entries.append(decoder.entry(statement.sqliteStatement))
@@ -55,10 +60,12 @@ enum MoodRows {
   }
 
   /// The first entry a query selects with `columns`.
-  static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments) throws -> MoodEntry? {
+  static func fetchOne(_ db: Database, userID: String, sql: String, arguments: StatementArguments) throws
+    -> MoodEntry?
+  {
     let statement = try db.cachedStatement(sql: sql)
     let rows = try Row.fetchCursor(statement, arguments: arguments)
-    var decoder = MoodRowDecoder()
+    var decoder = MoodRowDecoder(userID: userID)
     return try rows.next() == nil ? nil : decoder.entry(statement.sqliteStatement)
   }
 

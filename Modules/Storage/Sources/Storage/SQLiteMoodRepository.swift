@@ -28,7 +28,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   public func entriesAwaitingHealthSample(userID: String, limit: Int) async throws -> [MoodEntry] {
     try await writer.reading { db in
       try MoodRows.fetchAll(
-        db,
+        db, userID: userID,
         sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
           WHERE id IN (SELECT entry_id FROM health_samples_owed WHERE user_id = ?) AND user_id = ?
@@ -59,7 +59,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   public func entry(id: UUID, userID: String) async throws -> MoodEntry? {
     try await writer.reading { db in
       try MoodRows.fetchOne(
-        db, sql: "SELECT \(MoodRows.columns) FROM mood_entries WHERE id = ? AND user_id = ?",
+        db, userID: userID, sql: "SELECT \(MoodRows.columns) FROM mood_entries WHERE id = ? AND user_id = ?",
         arguments: [id.uuidString, userID])
     }
   }
@@ -67,7 +67,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   public func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry] {
     try await writer.reading { db in
       try MoodRows.fetchAll(
-        db,
+        db, userID: userID,
         sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
           WHERE user_id = ? AND kind = 'dailyMood' AND day BETWEEN ? AND ?
@@ -96,7 +96,7 @@ public final class SQLiteMoodRepository: MoodRepository {
     let arguments = bounds + StatementArguments(names)
     return try await writer.reading { db in
       try MoodRows.fetchAll(
-        db,
+        db, userID: userID,
         sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
           WHERE user_id = ? AND date >= ? AND date < ? AND (\(matches))
@@ -120,7 +120,7 @@ public final class SQLiteMoodRepository: MoodRepository {
             WHERE user_id = ? AND date >= ? AND date < ?
             """), arguments: bounds)!
       let latest = try MoodRows.fetchOne(
-        db,
+        db, userID: userID,
         sql: """
           SELECT \(MoodRows.columns) FROM mood_entries
           WHERE user_id = ? AND date >= ? AND date < ?
@@ -154,7 +154,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   public func latest(userID: String) async throws -> MoodEntry? {
     try await writer.reading { db in
       try MoodRows.fetchOne(
-        db,
+        db, userID: userID,
         sql: """
           SELECT \(MoodRows.columns) FROM mood_entries WHERE user_id = ?
           ORDER BY date DESC, save_seq DESC LIMIT 1
@@ -189,7 +189,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   private static func entries(_ db: Database, userID: String, in interval: DateInterval) throws -> [MoodEntry]
   {
     try MoodRows.fetchAll(
-      db,
+      db, userID: userID,
       sql: """
         SELECT \(MoodRows.columns) FROM mood_entries
         WHERE user_id = ? AND date >= ? AND date < ?
