@@ -125,10 +125,15 @@ struct MoodRowDecoder {
 
 /// Comma-separated lists of stored names decoded once each: a small direct-mapped cache
 /// from a list's bytes to its values. A slot holds the last list hashed to it, so a
-/// read with more distinct lists than slots only parses some of them again.
+/// read with more distinct lists than slots only parses some of them again. Keys and
+/// lists sit in two arrays compared in place, so a hit costs the hash, one `memcmp`
+/// and the returned list's retain.
 struct StoredLists<Value: Sendable> {
+  private static var slotCount: Int { 256 }
   private let names: StoredNames<Value>
-  private var slots: [(bytes: [UInt8], values: [Value])?] = Array(repeating: nil, count: 256)
+  // Every slot starts as the empty list, which is what empty text decodes to.
+  private var keys: [[UInt8]] = Array(repeating: [], count: slotCount)
+  private var lists: [[Value]] = Array(repeating: [], count: slotCount)
 
   init(_ names: StoredNames<Value>) {
     self.names = names
@@ -138,10 +143,11 @@ struct StoredLists<Value: Sendable> {
     // FNV-1a over the bytes picks the slot.
     var hash: UInt32 = 2_166_136_261
     for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-    let slot = Int(hash % UInt32(slots.count))
-    if let cached = slots[slot], equal(cached.bytes, bytes) { return cached.values }
+    let slot = Int(hash % UInt32(Self.slotCount))
+    if equal(keys[slot], bytes) { return lists[slot] }
     let values = MoodRowDecoder.names(bytes, in: names)
-    slots[slot] = (Array(bytes), values)
+    keys[slot] = Array(bytes)
+    lists[slot] = values
     return values
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import MoodTracking
 
 /// Mood entries in SQLite. Reads use the (user, date) covering index; statistics are
@@ -255,16 +256,19 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   /// Walks the user's days newest first and stops at the first gap, so a short streak
   /// reads a few rows; the anchor is today, or yesterday when today has no entry yet.
+  /// A long streak is thousands of rows, so each day is read from SQLite's column in
+  /// place rather than through a value cursor.
   static func streak(_ db: Database, userID: String, today: MoodDay) throws -> Int {
     var expected = today.dayNumber
     var streak = 0
-    let days = try Int.fetchCursor(
-      db.cachedStatement(
-        sql: """
-          SELECT day_number FROM mood_days WHERE user_id = ? AND day_number <= ?
-          ORDER BY day_number DESC
-          """), arguments: [userID, expected])
-    while let day = try days.next() {
+    let statement = try db.cachedStatement(
+      sql: """
+        SELECT day_number FROM mood_days WHERE user_id = ? AND day_number <= ?
+        ORDER BY day_number DESC
+        """)
+    let rows = try Row.fetchCursor(statement, arguments: [userID, expected])
+    while try rows.next() != nil {
+      let day = Int(sqlite3_column_int64(statement.sqliteStatement, 0))
       if streak == 0 && day == today.dayNumber - 1 { expected = day }
       guard day == expected else { break }
       streak += 1
