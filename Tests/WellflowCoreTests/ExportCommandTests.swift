@@ -173,12 +173,15 @@ struct ExportCommandTests {
     #expect(!FileManager.default.fileExists(atPath: workspace.path("missing")), "nothing is created")
   }
 
-  /// The folder's files with their bytes, but for the WAL index (`-shm`): shared memory
-  /// every reader marks its reads in, holding no data.
+  /// The folder's files with their bytes, but for what holds no data: the WAL index
+  /// (`-shm`, shared memory every reader marks its reads in) and an empty WAL (SQLite
+  /// makes both when it reads a WAL database whose writer closed).
   func snapshot(_ folder: String) throws -> [String: Data] {
     var files: [String: Data] = [:]
     for name in try FileManager.default.contentsOfDirectory(atPath: folder) where !name.hasSuffix("-shm") {
-      files[name] = try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(name))
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(name))
+      if name.hasSuffix("-wal") && bytes.isEmpty { continue }
+      files[name] = bytes
     }
     return files
   }

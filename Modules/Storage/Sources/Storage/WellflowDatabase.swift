@@ -40,10 +40,12 @@ public final class WellflowDatabase: Sendable {
     }
   }
 
-  /// Opens the database in `directory` to read it, changing nothing there: no migration
-  /// runs on the file and no lock file is made. A file an older version wrote is copied
-  /// into memory and migrated there; one a newer version wrote (it has migrations this
-  /// version does not know) is refused, since this version cannot know what they mean.
+  /// Opens the database in `directory` to read it, changing no data there: no migration
+  /// runs on the file, nothing is written and no lock file is made (SQLite itself may
+  /// leave an empty WAL and its index beside a file whose writer closed, as any reader
+  /// of a WAL database does). A file an older version wrote is copied into memory and
+  /// migrated there; one a newer version wrote (it has migrations this version does not
+  /// know) is refused, since this version cannot know what they mean.
   public static func openForReading(directory: URL, legacyTimeZone: TimeZone = .current) throws
     -> WellflowDatabase
   {
