@@ -11,9 +11,9 @@ import Storage
 /// The data is what the app writes: entries made as `SaveMoodUseCase` makes them
 /// (time-ordered ids, the score's labels, associations, some notes), saved through
 /// `SQLiteMoodRepository` with their outbox rows into the app's own database
-/// (`WellflowDatabase`), and marked synced as after a sync (which leaves no outbox rows). A fill takes minutes, so
-/// it is kept under .build/bench-data/ and reused while its shape and the schema's
-/// migrations match the marker written beside it.
+/// (`WellflowDatabase`), and marked synced as after a sync (which leaves no outbox
+/// rows). A fill takes minutes, so it is kept under .build/bench-data/ and reused while
+/// its shape and the schema's migrations match the marker written beside it.
 @MainActor
 enum MoodBenchmark {
   /// Bump when the generated data changes, so old fills are redone.
