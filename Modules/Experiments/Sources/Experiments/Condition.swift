@@ -102,6 +102,9 @@ public struct CompiledCondition: Sendable {
   /// A condition: its clauses all hold. Anything but an object has no clauses.
   fileprivate struct Node: Sendable {
     var clauses: [Clause]
+    /// The same clauses when each is a test of a top-level attribute (the common case):
+    /// read straight from the attribute object, without building a JSON value of it.
+    var attributeTests: [AttributeTest]?
 
     init(_ condition: JSONValue) {
       guard case .object(let members) = condition else {
@@ -117,6 +120,12 @@ public struct CompiledCondition: Sendable {
         default: .path(Path(key), Test(value))
         }
       }
+      var tests: [AttributeTest] = []
+      for clause in clauses {
+        guard case .path(let path, let test) = clause, path.rest.isEmpty else { return }
+        tests.append(AttributeTest(name: path.first, test: test))
+      }
+      attributeTests = tests
     }
 
     /// Nil when the value is not a list (the clause then has nothing to check).
@@ -127,12 +136,8 @@ public struct CompiledCondition: Sendable {
 
     /// `evaluate(.object(members))`, reading single-step paths straight from `members`.
     func evaluate(members: [String: JSONValue], _ evaluator: ConditionEvaluator) -> Bool {
-      for clause in clauses {
-        guard case .path(let path, let test) = clause, path.rest.isEmpty else {
-          return evaluate(.object(members), evaluator)
-        }
-        if !test.evaluate(JSONValue.member(path.first, of: members) ?? .null, evaluator) { return false }
-      }
+      guard let attributeTests else { return evaluate(.object(members), evaluator) }
+      for test in attributeTests where !test.evaluate(members: members, evaluator) { return false }
       return true
     }
 
@@ -158,6 +163,23 @@ public struct CompiledCondition: Sendable {
     static func any(_ list: [Node]?, _ object: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
       guard let list, !list.isEmpty else { return true }
       return list.contains { $0.evaluate(object, evaluator) }
+    }
+  }
+
+  /// A test of one top-level attribute. A class, so reading one for each user copies
+  /// nothing.
+  fileprivate final class AttributeTest: Sendable {
+    let name: String
+    let test: Test
+
+    init(name: String, test: Test) {
+      self.name = name
+      self.test = test
+    }
+
+    @inline(__always)
+    func evaluate(members: [String: JSONValue], _ evaluator: ConditionEvaluator) -> Bool {
+      test.evaluate(JSONValue.member(name, of: members) ?? .null, evaluator)
     }
   }
 
@@ -189,21 +211,87 @@ public struct CompiledCondition: Sendable {
   /// What a path's value is checked against: a literal, or operators.
   fileprivate enum Test: Sendable {
     case literal(JSONValue)
-    case operators([(ConditionOperator, JSONValue)])
+    case operators([Check])
 
     init(_ value: JSONValue) {
       if case .object(let members) = value, ConditionEvaluator.isOperatorObject(value) {
-        self = .operators(members.map { (ConditionOperator(rawValue: $0.key) ?? .unknown, $0.value) })
+        self = .operators(members.map { Check(ConditionOperator(rawValue: $0.key) ?? .unknown, $0.value) })
       } else {
         self = .literal(value)
       }
     }
 
+    @inline(__always)
     func evaluate(_ actual: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
       switch self {
-      case .literal(let expected): evaluator.evaluateValue(expected, actual)
-      case .operators(let operators):
-        operators.allSatisfy { evaluator.evaluateOperator($0.0, actual, $0.1) }
+      case .literal(let expected):
+        // A text literal against a text attribute: compared as is (JS `String(value)`).
+        if case .string(let text) = expected, case .string(let value) = actual {
+          return JavaScript.sameCodeUnits(value, text)
+        }
+        return evaluator.evaluateValue(expected, actual)
+      case .operators(let checks):
+        for index in checks.indices where !checks[index].evaluate(actual, evaluator) { return false }
+        return true
+      }
+    }
+  }
+
+  /// One operator and its operand, with the common shapes prepared: `$in`/`$nin` of
+  /// texts and comparisons with a number. Other values go the general way.
+  fileprivate enum Check: Sendable {
+    /// `$in` (or `$nin` when negated) of a list of texts only.
+    case texts([String], negated: Bool, ConditionOperator, JSONValue)
+    /// `$eq`, `$ne`, `$lt`, `$lte`, `$gt` or `$gte` with a number.
+    case number(ConditionOperator, Double)
+    case general(ConditionOperator, JSONValue)
+
+    init(_ op: ConditionOperator, _ operand: JSONValue) {
+      switch (op, operand) {
+      case (.in, .array(let items)), (.nin, .array(let items)):
+        let texts = items.compactMap { item -> String? in
+          if case .string(let text) = item { return text }
+          return nil
+        }
+        self =
+          texts.count == items.count
+          ? .texts(texts, negated: op == .nin, op, operand) : .general(op, operand)
+      case (.eq, .number(let number)), (.ne, .number(let number)), (.lt, .number(let number)),
+        (.lte, .number(let number)), (.gt, .number(let number)), (.gte, .number(let number)):
+        self = .number(op, number)
+      default:
+        self = .general(op, operand)
+      }
+    }
+
+    @inline(__always)
+    func evaluate(_ actual: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
+      switch self {
+      case .texts(let texts, let negated, let op, let operand):
+        // Only a text attribute is in a list of texts (JS `===`); a list attribute matches
+        // by any of its items, the general way.
+        switch actual {
+        case .string(let value):
+          for index in texts.indices where JavaScript.sameCodeUnits(value, texts[index]) { return !negated }
+          return negated
+        case .array: return evaluator.evaluateOperator(op, actual, operand)
+        default: return negated
+        }
+      case .number(let op, let expected):
+        // Between numbers JS comparisons are IEEE comparisons (false with NaN).
+        guard case .number(let value) = actual else {
+          return evaluator.evaluateOperator(op, actual, .number(expected))
+        }
+        switch op {
+        case .eq: return value == expected
+        case .ne: return value != expected
+        case .lt: return value < expected
+        case .lte: return value <= expected
+        case .gt: return value > expected
+        default: return value >= expected
+        }
+      case .general(let op, let operand):
+        return evaluator.evaluateOperator(op, actual, operand)
       }
     }
   }
