@@ -45,7 +45,9 @@ extension JSONValue {
   @inline(__always)
   static func member(_ key: String, of members: [String: JSONValue]) -> JSONValue? {
     guard members.count <= 8 else { return members[key] }
-    for (name, value) in members where name == key { return value }
+    // Lengths first: most names differ in length, which is cheaper to see.
+    let length = key.utf8.count
+    for (name, value) in members where name.utf8.count == length && name == key { return value }
     return nil
   }
 
@@ -100,18 +102,19 @@ public struct CompiledCondition: Sendable {
   }
 
   /// A condition: its clauses all hold. Anything but an object has no clauses.
-  fileprivate struct Node: Sendable {
-    var clauses: [Clause]
+  fileprivate final class Node: Sendable {
+    let clauses: [Clause]
     /// The same clauses when each is a test of a top-level attribute (the common case):
     /// read straight from the attribute object, without building a JSON value of it.
-    var attributeTests: [AttributeTest]?
+    let attributeTests: [AttributeTest]?
 
     init(_ condition: JSONValue) {
       guard case .object(let members) = condition else {
         clauses = []
+        attributeTests = []
         return
       }
-      clauses = members.map { key, value in
+      let clauses: [Clause] = members.map { key, value in
         switch key {
         case "$or": .or(Self.list(value))
         case "$nor": .nor(Self.list(value))
@@ -120,10 +123,14 @@ public struct CompiledCondition: Sendable {
         default: .path(Path(key), Test(value))
         }
       }
-      var tests: [AttributeTest] = []
+      self.clauses = clauses
+      var tests: [AttributeTest]? = []
       for clause in clauses {
-        guard case .path(let path, let test) = clause, path.rest.isEmpty else { return }
-        tests.append(AttributeTest(name: path.first, test: test))
+        guard case .path(let path, let test) = clause, path.rest.isEmpty else {
+          tests = nil
+          break
+        }
+        tests?.append(AttributeTest(name: path.first, test: test))
       }
       attributeTests = tests
     }
@@ -208,89 +215,106 @@ public struct CompiledCondition: Sendable {
     }
   }
 
-  /// What a path's value is checked against: a literal, or operators.
-  fileprivate enum Test: Sendable {
-    case literal(JSONValue)
-    case operators([Check])
+  /// What a path's value is checked against: a literal, or operators. Classes with
+  /// their operands prepared, so checking one for each user copies nothing.
+  fileprivate final class Test: Sendable {
+    /// The literal compared with, when the value is not an operator object.
+    let literal: JSONValue?
+    /// The literal when it is text (compared as is with a text attribute).
+    let literalText: String?
+    let checks: [Check]
 
     init(_ value: JSONValue) {
       if case .object(let members) = value, ConditionEvaluator.isOperatorObject(value) {
-        self = .operators(members.map { Check(ConditionOperator(rawValue: $0.key) ?? .unknown, $0.value) })
+        literal = nil
+        literalText = nil
+        checks = members.map { Check(ConditionOperator(rawValue: $0.key) ?? .unknown, $0.value) }
       } else {
-        self = .literal(value)
+        literal = value
+        if case .string(let text) = value { literalText = text } else { literalText = nil }
+        checks = []
       }
     }
 
     @inline(__always)
     func evaluate(_ actual: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
-      switch self {
-      case .literal(let expected):
+      if let literal {
         // A text literal against a text attribute: compared as is (JS `String(value)`).
-        if case .string(let text) = expected, case .string(let value) = actual {
-          return JavaScript.sameCodeUnits(value, text)
+        if let literalText, case .string(let value) = actual {
+          return JavaScript.sameCodeUnits(value, literalText)
         }
-        return evaluator.evaluateValue(expected, actual)
-      case .operators(let checks):
-        for index in checks.indices where !checks[index].evaluate(actual, evaluator) { return false }
-        return true
+        return evaluator.evaluateValue(literal, actual)
       }
+      for check in checks where !check.evaluate(actual, evaluator) { return false }
+      return true
     }
   }
 
   /// One operator and its operand, with the common shapes prepared: `$in`/`$nin` of
-  /// texts and comparisons with a number. Other values go the general way.
-  fileprivate enum Check: Sendable {
-    /// `$in` (or `$nin` when negated) of a list of texts only.
-    case texts([String], negated: Bool, ConditionOperator, JSONValue)
-    /// `$eq`, `$ne`, `$lt`, `$lte`, `$gt` or `$gte` with a number.
-    case number(ConditionOperator, Double)
-    case general(ConditionOperator, JSONValue)
+  /// texts and comparisons with a number. Other operands go the general way.
+  fileprivate final class Check: Sendable {
+    enum Shape { case texts, number, general }
+
+    let op: ConditionOperator
+    let operand: JSONValue
+    let shape: Shape
+    /// For `texts`: the listed texts; `negated` for `$nin`.
+    let texts: [String]
+    let negated: Bool
+    /// For `number`: the operand.
+    let number: Double
 
     init(_ op: ConditionOperator, _ operand: JSONValue) {
+      self.op = op
+      self.operand = operand
+      negated = op == .nin
+      var texts: [String] = []
+      var number = 0.0
+      var shape = Shape.general
       switch (op, operand) {
       case (.in, .array(let items)), (.nin, .array(let items)):
-        let texts = items.compactMap { item -> String? in
+        texts = items.compactMap { item -> String? in
           if case .string(let text) = item { return text }
           return nil
         }
-        self =
-          texts.count == items.count
-          ? .texts(texts, negated: op == .nin, op, operand) : .general(op, operand)
-      case (.eq, .number(let number)), (.ne, .number(let number)), (.lt, .number(let number)),
-        (.lte, .number(let number)), (.gt, .number(let number)), (.gte, .number(let number)):
-        self = .number(op, number)
+        if texts.count == items.count { shape = .texts }
+      case (.eq, .number(let value)), (.ne, .number(let value)), (.lt, .number(let value)),
+        (.lte, .number(let value)), (.gt, .number(let value)), (.gte, .number(let value)):
+        number = value
+        shape = .number
       default:
-        self = .general(op, operand)
+        break
       }
+      self.texts = texts
+      self.number = number
+      self.shape = shape
     }
 
     @inline(__always)
     func evaluate(_ actual: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
-      switch self {
-      case .texts(let texts, let negated, let op, let operand):
+      switch shape {
+      case .texts:
         // Only a text attribute is in a list of texts (JS `===`); a list attribute matches
         // by any of its items, the general way.
         switch actual {
         case .string(let value):
-          for index in texts.indices where JavaScript.sameCodeUnits(value, texts[index]) { return !negated }
+          for text in texts where JavaScript.sameCodeUnits(value, text) { return !negated }
           return negated
         case .array: return evaluator.evaluateOperator(op, actual, operand)
         default: return negated
         }
-      case .number(let op, let expected):
+      case .number:
         // Between numbers JS comparisons are IEEE comparisons (false with NaN).
-        guard case .number(let value) = actual else {
-          return evaluator.evaluateOperator(op, actual, .number(expected))
-        }
+        guard case .number(let value) = actual else { return evaluator.evaluateOperator(op, actual, operand) }
         switch op {
-        case .eq: return value == expected
-        case .ne: return value != expected
-        case .lt: return value < expected
-        case .lte: return value <= expected
-        case .gt: return value > expected
-        default: return value >= expected
+        case .eq: return value == number
+        case .ne: return value != number
+        case .lt: return value < number
+        case .lte: return value <= number
+        case .gt: return value > number
+        default: return value >= number
         }
-      case .general(let op, let operand):
+      case .general:
         return evaluator.evaluateOperator(op, actual, operand)
       }
     }
