@@ -700,7 +700,12 @@ struct Preview: AsyncParsableCommand {
       Examples:
         wellflow preview                   then open http://127.0.0.1:8300
         wellflow preview --port 0 --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+        wellflow preview --growthbook payload.json
         wellflow preview --locale de       the screens in German
+
+      With --experiments or --growthbook, a flow started without a variant (Launch, or
+      Start with no variant picked) gets the variant they give the preview's user
+      (user-1), as in `wellflow run`, and the copied script names the same file.
       """)
 
   @Option(help: "The port to listen on (0 picks a free one).")
@@ -711,6 +716,13 @@ struct Preview: AsyncParsableCommand {
       "Experiments and declared variants from this file (their variants can be started too).",
       valueName: "FILE"))
   var experiments: String?
+
+  @Option(
+    name: .customLong("growthbook"),
+    help: ArgumentHelp(
+      "A GrowthBook SDK payload: its wellflow.<flow> features choose the variant of flows started without one.",
+      valueName: "FILE"))
+  var growthBook: String?
 
   @Option(help: "The language screens show in: en (the default) or de.")
   var locale: String?
@@ -723,7 +735,7 @@ struct Preview: AsyncParsableCommand {
   func run() async throws {
     let session: PreviewSession
     do {
-      session = try PreviewSession.make(experimentsPath: experiments, locale: locale)
+      session = try PreviewSession.make(experimentsPath: experiments, growthBookPath: growthBook, locale: locale)
     } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       throw ExitCode(2)

@@ -258,8 +258,9 @@ public struct CompiledCondition: Sendable {
     let op: ConditionOperator
     let operand: JSONValue
     let shape: Shape
-    /// For `texts`: the listed texts; `negated` for `$nin`.
-    let texts: [String]
+    /// For `texts`: the listed texts as UTF-8 (JS compares code units, so bytes do);
+    /// `negated` for `$nin`.
+    let texts: [[UInt8]]
     let negated: Bool
     /// For `number`: the operand.
     let number: Double
@@ -268,13 +269,13 @@ public struct CompiledCondition: Sendable {
       self.op = op
       self.operand = operand
       negated = op == .nin
-      var texts: [String] = []
+      var texts: [[UInt8]] = []
       var number = 0.0
       var shape = Shape.general
       switch (op, operand) {
       case (.in, .array(let items)), (.nin, .array(let items)):
-        texts = items.compactMap { item -> String? in
-          if case .string(let text) = item { return text }
+        texts = items.compactMap { item -> [UInt8]? in
+          if case .string(let text) = item { return Array(text.utf8) }
           return nil
         }
         if texts.count == items.count { shape = .texts }
@@ -297,9 +298,11 @@ public struct CompiledCondition: Sendable {
         // Only a text attribute is in a list of texts (JS `===`); a list attribute matches
         // by any of its items, the general way.
         switch actual {
-        case .string(let value):
-          for text in texts where JavaScript.sameCodeUnits(value, text) { return !negated }
-          return negated
+        case .string(var value):
+          let found = value.withUTF8 { bytes in
+            texts.contains { text in text.count == bytes.count && text.elementsEqual(bytes) }
+          }
+          return found != negated
         case .array: return evaluator.evaluateOperator(op, actual, operand)
         default: return negated
         }
