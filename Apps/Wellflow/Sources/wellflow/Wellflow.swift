@@ -231,7 +231,8 @@ struct Report: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
   var experiment: String
 
-  @Option(help: "Output format: text (tables), json, csv or html (one self-contained page on standard output).")
+  @Option(
+    help: "Output format: text (tables), json, csv or html (one self-contained page on standard output).")
   var format: ReportConfiguration.Format = .text
 
   @Option(
@@ -283,7 +284,8 @@ struct Flows: AsyncParsableCommand {
     let catalog = await FlowsListing.catalog(loaded.registry)
     print(
       format == .json
-        ? FlowsListing.json(catalog) : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n"))
+        ? FlowsListing.json(catalog)
+        : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n"))
   }
 }
 
@@ -515,14 +517,16 @@ struct Play: AsyncParsableCommand {
   func run() async throws {
     let loaded = try sources.load()
     let configuration = PlayConfiguration(
-      flow: flow, variant: sources.variant(variant, of: flow, in: loaded), locale: locale, json: format == .json)
+      flow: flow, variant: sources.variant(variant, of: flow, in: loaded), locale: locale,
+      json: format == .json)
     // At a terminal the line editor shows the prompt and keeps a history (arrow keys);
     // from a pipe each command is echoed instead.
     let code: Int32
     if TerminalLineReader.isTerminal {
       let reader = TerminalLineReader()
       code = await PlayCommand.execute(
-        configuration, registry: loaded.registry, readLine: { reader.readLine(prompt: "> ") }, prompt: { _ in })
+        configuration, registry: loaded.registry, readLine: { reader.readLine(prompt: "> ") },
+        prompt: { _ in })
     } else {
       code = await PlayCommand.execute(
         configuration, registry: loaded.registry, readLine: { Swift.readLine(strippingNewline: true) })
@@ -735,7 +739,8 @@ struct Preview: AsyncParsableCommand {
   func run() async throws {
     let session: PreviewSession
     do {
-      session = try PreviewSession.make(experimentsPath: experiments, growthBookPath: growthBook, locale: locale)
+      session = try PreviewSession.make(
+        experimentsPath: experiments, growthBookPath: growthBook, locale: locale)
     } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       throw ExitCode(2)

@@ -107,11 +107,14 @@ public struct CompiledCondition: Sendable {
     /// The same clauses when each is a test of a top-level attribute (the common case):
     /// read straight from the attribute object, without building a JSON value of it.
     let attributeTests: [AttributeTest]?
+    /// Their names' lengths in UTF-8, to pass over other names cheaply.
+    let attributeLengths: [Int]
 
     init(_ condition: JSONValue) {
       guard case .object(let members) = condition else {
         clauses = []
         attributeTests = []
+        attributeLengths = []
         return
       }
       let clauses: [Clause] = members.map { key, value in
@@ -133,6 +136,7 @@ public struct CompiledCondition: Sendable {
         tests?.append(AttributeTest(name: path.first, test: test))
       }
       attributeTests = tests
+      attributeLengths = tests?.map(\.length) ?? []
     }
 
     /// Nil when the value is not a list (the clause then has nothing to check).
@@ -144,7 +148,26 @@ public struct CompiledCondition: Sendable {
     /// `evaluate(.object(members))`, reading single-step paths straight from `members`.
     func evaluate(members: [String: JSONValue], _ evaluator: ConditionEvaluator) -> Bool {
       guard let attributeTests else { return evaluate(.object(members), evaluator) }
-      for test in attributeTests where !test.evaluate(members: members, evaluator) { return false }
+      let count = attributeTests.count
+      guard count <= 64, members.count <= 8 else {
+        for test in attributeTests where !test.evaluate(members: members, evaluator) { return false }
+        return true
+      }
+      // A few attributes: one pass over them, each checked by the test naming it (names
+      // are unique), then the tests of attributes the user lacks, against null.
+      var seen: UInt64 = 0
+      for (name, value) in members {
+        let length = name.utf8.count
+        for index in 0..<count where attributeLengths[index] == length {
+          guard attributeTests[index].name == name else { continue }
+          seen |= 1 << UInt64(index)
+          if !attributeTests[index].test.evaluate(value, evaluator) { return false }
+          break
+        }
+      }
+      for index in 0..<count where seen & (1 << UInt64(index)) == 0 {
+        if !attributeTests[index].test.evaluate(.null, evaluator) { return false }
+      }
       return true
     }
 
@@ -177,10 +200,13 @@ public struct CompiledCondition: Sendable {
   /// nothing.
   fileprivate final class AttributeTest: Sendable {
     let name: String
+    /// The name's length in UTF-8.
+    let length: Int
     let test: Test
 
     init(name: String, test: Test) {
       self.name = name
+      length = name.utf8.count
       self.test = test
     }
 

@@ -19,7 +19,9 @@ public struct VariantSources {
 
   /// Loads both files against the app's flows: the one loader of experiment files and
   /// payloads for every command (run, play, explore, graph, flows, preview).
-  public static func load(experimentsPath: String?, growthBookPath: String?) -> Result<VariantSources, LoadError> {
+  public static func load(experimentsPath: String?, growthBookPath: String?) -> Result<
+    VariantSources, LoadError
+  > {
     var registry: FlowRegistry
     do {
       registry = try WellflowApp.makeRegistry()
