@@ -86,6 +86,13 @@ struct Run: AsyncParsableCommand {
       raising a rule's bucketVersion re-buckets, and minBucketVersion leaves out
       users bucketed by an older version. Sticky lookups need the rule's meta
       keys, as GrowthBook payloads carry them.
+
+      --events FILE appends each event as one JSON line, stamped `ts` in UTC to
+      the millisecond. The script's clock only moves on `advance:`, so the
+      stamps add a person's pace: each launch, tap, select, enter, … takes a
+      few seconds (typing longer), drawn from --seed, the user and the step, so
+      the same run writes the same stamps. Events of one step are a millisecond
+      apart. Only the stamps move: what the app does by time is unchanged.
       """)
 
   @Argument(help: "Script files or folders.")
@@ -122,7 +129,7 @@ struct Run: AsyncParsableCommand {
   @Option(help: "Run each script once per user user-1…user-N, replacing its `user:`.")
   var users: Int?
 
-  @Option(help: "Append every analytics event of the run to this NDJSON file.")
+  @Option(help: "Append every analytics event of the run to this NDJSON file (stamped at a person's pace).")
   var events: String?
 
   @Option(
@@ -138,7 +145,10 @@ struct Run: AsyncParsableCommand {
       valueName: "FILE"))
   var growthBook: String?
 
-  @Option(help: "The seed that, with each user id, draws the `maybe:` steps (deterministic for --users N).")
+  @Option(
+    help:
+      "The seed that, with each user id, draws the `maybe:` steps and the event stamps' pace (deterministic for --users N)."
+  )
   var seed: UInt64 = 0
 
   @Option(
