@@ -44,21 +44,16 @@ public final class PacedAnalyticsSink: AnalyticsSink {
     Int64((date.timeIntervalSince1970 * 1000).rounded())
   }
 
-  /// How long a person takes before a step of this kind, for a uniform `draw` in [0, 1):
-  /// a second or two to open the app, a few seconds to read a screen and tap, longer to
-  /// type. Nil for steps that are not a person's (expectations, sync, the clock).
-  public static func thinkTime(before kind: StepKind, draw: Double) -> Double? {
-    let range: ClosedRange<Double>
+  /// How long a person takes before a step of this kind, in seconds: a second or two to
+  /// open the app, a few seconds to read a screen and tap, longer to type. Nil for steps
+  /// that are not a person's (expectations, sync, the clock, the network).
+  public static func thinkTimes(before kind: StepKind) -> ClosedRange<Double>? {
     switch kind {
-    case .launch, .relaunch, .start, .open: range = 1...3
-    case .action(let action):
-      switch action {
-      case .enter: range = 8...40
-      case .back, .close: range = 1...4
-      default: range = 2...12
-      }
-    default: return nil
+    case .launch, .relaunch, .start, .open: 1...3
+    case .action(.enter): 8...40
+    case .action(.back), .action(.close): 1...4
+    case .action: 2...12
+    default: nil
     }
-    return range.lowerBound + (range.upperBound - range.lowerBound) * draw
   }
 }

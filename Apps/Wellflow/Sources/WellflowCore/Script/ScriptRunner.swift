@@ -226,11 +226,11 @@ public final class ScriptRunner {
     let started = ContinuousClock.now
     func fail(_ message: String) -> StepFailure { StepFailure(position: step.position, message: message) }
     // A person takes a moment before each step of theirs: only the event stamps show it.
-    if let pace, pace.isRecording, PacedAnalyticsSink.thinkTime(before: step.kind, draw: 0) != nil {
+    if let pace, pace.isRecording, let times = PacedAnalyticsSink.thinkTimes(before: step.kind) {
       paceDraws += 1
       let draw = Self.draw(
         seed: options.seed, user: session.userID, step: step.position, occurrence: paceDraws, stream: "pace")
-      pace.pause(PacedAnalyticsSink.thinkTime(before: step.kind, draw: draw) ?? 0)
+      pace.pause(times.lowerBound + (times.upperBound - times.lowerBound) * draw)
     }
     switch step.kind {
     case .launch:
