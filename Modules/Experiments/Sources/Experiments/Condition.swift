@@ -326,7 +326,13 @@ public struct CompiledCondition: Sendable {
         switch actual {
         case .string(var value):
           let found = value.withUTF8 { bytes in
-            texts.contains { text in text.count == bytes.count && text.elementsEqual(bytes) }
+            texts.contains { text in
+              text.count == bytes.count
+                && (bytes.isEmpty
+                  || text.withUnsafeBufferPointer {
+                    memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                  })
+            }
           }
           return found != negated
         case .array: return evaluator.evaluateOperator(op, actual, operand)

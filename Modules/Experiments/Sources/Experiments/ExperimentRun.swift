@@ -96,6 +96,7 @@ extension Evaluation {
   /// The one assignment algorithm, used by `GrowthBook.run`, feature rules and
   /// `FlowExperiment.assign` alike: `hashed` is the user's `hashValue` for the experiment,
   /// `sticky` whether stored assignments are read.
+  @inline(__always)
   mutating func decide(_ compiled: CompiledExperiment, hashed: HashedAttribute, sticky: Bool) -> Decision {
     let excluded = Decision(variation: -1)
     let count = compiled.count
@@ -143,6 +144,7 @@ extension Evaluation {
 
   /// The hashed attribute and its value, trying the fallback attribute when the first has
   /// none.
+  @inline(__always)
   func hashValue(_ name: String?, fallback: String?) -> HashedAttribute {
     let name = name ?? "id"
     let value = attribute(name)
