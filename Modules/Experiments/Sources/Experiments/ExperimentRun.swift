@@ -86,7 +86,7 @@ extension Evaluation {
     let sticky = stickyBucketing && compiled.experiment.disableStickyBucketing != true
     let hashed = hashValue(
       compiled.hashAttribute, fallback: sticky ? compiled.experiment.fallbackAttribute : nil)
-    let decision = decide(compiled, hashed: hashed, sticky: sticky)
+    let decision = decide(compiled, hashText: hashed.text, sticky: sticky)
     let result = result(compiled, decision, hashed: hashed, featureId: featureId)
     // Only hashing (not a force, QA mode or a stored assignment) makes a new assignment.
     if sticky, decision.hashUsed, result.inExperiment { persistSticky(compiled.experiment, result: result) }
@@ -97,7 +97,7 @@ extension Evaluation {
   /// `FlowExperiment.assign` alike: `hashed` is the user's `hashValue` for the experiment,
   /// `sticky` whether stored assignments are read.
   @inline(__always)
-  mutating func decide(_ compiled: CompiledExperiment, hashed: HashedAttribute, sticky: Bool) -> Decision {
+  mutating func decide(_ compiled: CompiledExperiment, hashText: String?, sticky: Bool) -> Decision {
     let excluded = Decision(variation: -1)
     let count = compiled.count
     guard count >= 2, context.enabled else { return excluded }
@@ -109,7 +109,7 @@ extension Evaluation {
     if !context.forcedVariations.isEmpty, let index = context.forcedVariations[compiled.experiment.key] {
       return Decision(variation: index)
     }
-    guard compiled.experiment.active, let hashText = hashed.text else { return excluded }
+    guard compiled.experiment.active, let hashText else { return excluded }
 
     var assigned = -1
     var foundSticky = false
@@ -154,6 +154,14 @@ extension Evaluation {
       if other.isTruthy { return HashedAttribute(attribute: fallback, value: other, text: other.jsString) }
     }
     return HashedAttribute(attribute: name, value: "", text: nil)
+  }
+
+  /// The text of attribute `name` as hashed (nil when missing or falsy), without fallback.
+  @inline(__always)
+  func hashText(_ name: String) -> String? {
+    let value = attribute(name)
+    if case .string(let text) = value { return text.isEmpty ? nil : text }
+    return value.isTruthy ? value.jsString : nil
   }
 
   /// The attribute `name`: a literal key wins over a dotted path, as in the JS SDK.

@@ -148,8 +148,8 @@ public struct FlowExperiment: Sendable, Equatable {
       evaluation.context.forcedVariations = [key: index]
     }
     // What `GrowthBook.run` decides, without the parts of its result nobody reads here.
-    let hashed = evaluation.hashValue(compiled.hashAttribute, fallback: nil)
-    let decision = evaluation.decide(compiled, hashed: hashed, sticky: false)
+    let decision = evaluation.decide(
+      compiled, hashText: evaluation.hashText(compiled.hashAttribute), sticky: false)
     let inExperiment = decision.variation >= 0 && decision.variation < variations.count
     let id = inExperiment ? decision.variation : 0
     return FlowAssignment(
