@@ -189,45 +189,46 @@ public struct ExperimentContext: Sendable, Equatable {
   public var qaMode: Bool
   /// Variation index per experiment key, ahead of hashing (Wellflow's `experiments:`).
   public var forcedVariations: [String: Int] {
-    get { more.forcedVariations }
+    get { more?.forcedVariations ?? [:] }
     set { unique().forcedVariations = newValue }
   }
   /// The current URL; `?key=N` in its query string forces variation N.
   public var url: String? {
-    get { more.url }
+    get { more?.url }
     set { unique().url = newValue }
   }
   /// Member lists for `$inGroup` / `$notInGroup`.
   public var savedGroups: [String: [JSONValue]] {
-    get { more.savedGroups }
+    get { more?.savedGroups ?? [:] }
     set { unique().savedGroups = newValue }
   }
   /// The features of a GrowthBook payload: what `evalFeature` and prerequisites read.
   public var features: [String: Feature] {
-    get { more.features }
+    get { more?.features ?? [:] }
     set { unique().features = newValue }
   }
   /// Contextual bandit definitions by id, as the payload carries them.
   public var contextualBandits: [String: JSONValue] {
-    get { more.contextualBandits }
+    get { more?.contextualBandits ?? [:] }
     set { unique().contextualBandits = newValue }
   }
   /// Sticky bucketing: nil turns it off; otherwise the user's stored assignment documents by
   /// `attribute||value`, read before hashing and updated with every new assignment (the
   /// caller saves the documents that `changedStickyBuckets` names).
   public var stickyBucketAssignmentDocs: [String: StickyBucketDocument]? {
-    get { more.stickyBucketAssignmentDocs }
+    get { more?.stickyBucketAssignmentDocs }
     set { unique().stickyBucketAssignmentDocs = newValue }
   }
   /// The keys of the documents this context changed, in order, for the caller to persist.
   public var changedStickyBuckets: [String] {
-    get { more.changedStickyBuckets }
+    get { more?.changedStickyBuckets ?? [] }
     set { unique().changedStickyBuckets = newValue }
   }
 
-  /// The members a plain assignment leaves empty, behind one shared reference (copied on
-  /// the first change), so that making and dropping a context for one user costs little.
-  private var more: More
+  /// The members a plain assignment leaves empty, behind one reference: none until one is
+  /// set, shared by copies of the context until one of them changes it. So making and
+  /// dropping a context for one user costs little.
+  private var more: More?
 
   public init(
     attributes: [String: JSONValue] = [:], enabled: Bool = true, qaMode: Bool = false,
@@ -239,7 +240,7 @@ public struct ExperimentContext: Sendable, Equatable {
     self.attributes = attributes
     self.enabled = enabled
     self.qaMode = qaMode
-    more = More.empty
+    more = nil
     if !forcedVariations.isEmpty { self.forcedVariations = forcedVariations }
     if url != nil { self.url = url }
     if !savedGroups.isEmpty { self.savedGroups = savedGroups }
@@ -254,24 +255,26 @@ public struct ExperimentContext: Sendable, Equatable {
     self.attributes = attributes
     enabled = true
     qaMode = false
-    more = More.empty
+    more = nil
   }
 
   public static func == (a: ExperimentContext, b: ExperimentContext) -> Bool {
     a.attributes == b.attributes && a.enabled == b.enabled && a.qaMode == b.qaMode
-      && (a.more === b.more || a.more.same(as: b.more))
+      && (a.more === b.more || (a.more ?? More()).same(as: b.more ?? More()))
   }
 
+  /// The members to change: a copy of them when another context shares them, new ones
+  /// when the context had none.
   private mutating func unique() -> More {
-    if !isKnownUniquelyReferenced(&more) { more = more.copy() }
-    return more
+    if isKnownUniquelyReferenced(&more), let more { return more }
+    let own = more?.copy() ?? More()
+    more = own
+    return own
   }
 
   /// Mutable, but only ever changed through `unique()`: a shared instance is never
   /// written, so passing contexts between threads is safe.
   private final class More: @unchecked Sendable {
-    static let empty = More()
-
     var forcedVariations: [String: Int] = [:]
     var url: String?
     var savedGroups: [String: [JSONValue]] = [:]
