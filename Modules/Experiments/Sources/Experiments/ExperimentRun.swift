@@ -88,14 +88,14 @@ extension Evaluation {
       compiled.hashAttribute, fallback: sticky ? compiled.experiment.fallbackAttribute : nil)
     let decision = decide(compiled, hashText: hashed.text, sticky: sticky)
     let result = result(compiled, decision, hashed: hashed, featureId: featureId)
-    // Only hashing (not a force, QA mode or a stored assignment) makes a new assignment.
-    if sticky, decision.hashUsed, result.inExperiment { persistSticky(compiled.experiment, result: result) }
+    // Only a hashed (or stored) assignment is kept; a force or QA mode is not.
+    if sticky, decision.hashUsed { persistSticky(compiled.experiment, result: result) }
     return result
   }
 
   /// The one assignment algorithm, used by `GrowthBook.run`, feature rules and
-  /// `FlowExperiment.assign` alike: `hashed` is the user's `hashValue` for the experiment,
-  /// `sticky` whether stored assignments are read.
+  /// `FlowExperiment.assign` alike: `hashText` is the text of the user's `hashValue` for
+  /// the experiment (nil when they have none), `sticky` whether stored assignments are read.
   @inline(__always)
   mutating func decide(_ compiled: CompiledExperiment, hashText: String?, sticky: Bool) -> Decision {
     let excluded = Decision(variation: -1)
