@@ -717,9 +717,10 @@ struct Preview: AsyncParsableCommand {
         wellflow preview --growthbook payload.json
         wellflow preview --locale de       the screens in German
 
-      With --experiments or --growthbook, a flow started without a variant (Launch, or
-      Start with no variant picked) gets the variant they give the preview's user
-      (user-1), as in `wellflow run`, and the copied script names the same file.
+      With --experiments or --growthbook, a flow started without a variant
+      (Launch, or Start with no variant picked) gets the variant they give the
+      preview's user (user-1), as in `wellflow run`, and the copied script
+      names the same file.
       """)
 
   @Option(help: "The port to listen on (0 picks a free one).")
