@@ -11,30 +11,34 @@ public struct VariantSources {
   public var experimentFile: ExperimentFile?
   public var payload: GrowthBookPayload?
 
-  /// Why the files cannot be used: `file:line:column: message` lines and a count.
+  /// Why the files cannot be used: one `file:line:column: message` line per problem,
+  /// then a summary (`2 problems found in the experiment file`); or, when the app's
+  /// features do not register, only that as the summary.
   public struct LoadError: Error, Sendable, CustomStringConvertible {
-    public var lines: [String]
+    public var problems: [String]
+    public var summary: String
+    public var lines: [String] { problems + [summary] }
     public var description: String { lines.joined(separator: "\n") }
   }
 
   /// Loads both files against the app's flows: the one loader of experiment files and
   /// payloads for every command (run, play, explore, graph, flows, preview).
-  public static func load(experimentsPath: String?, growthBookPath: String?) -> Result<
-    VariantSources, LoadError
-  > {
+  public static func load(experimentsPath: String?, growthBookPath: String?)
+    -> Result<VariantSources, LoadError>
+  {
     var registry: FlowRegistry
     do {
       registry = try WellflowApp.makeRegistry()
     } catch {
-      return .failure(LoadError(lines: ["error: the app's features do not register: \(error)"]))
+      return .failure(LoadError(problems: [], summary: "error: the app's features do not register: \(error)"))
     }
     var sources = VariantSources(registry: registry)
     func fail(_ failure: ScriptLoadFailure, _ what: String) -> Result<VariantSources, LoadError> {
       let count = failure.problems.count
       return .failure(
         LoadError(
-          lines: failure.problems.map(\.description)
-            + ["\(count) problem\(count == 1 ? "" : "s") found in the \(what)"]))
+          problems: failure.problems.map(\.description),
+          summary: "\(count) problem\(count == 1 ? "" : "s") found in the \(what)"))
     }
     if let path = experimentsPath {
       switch ExperimentFile.load(path: path, registry: registry) {
