@@ -82,4 +82,28 @@ struct AssignmentTests {
     #expect(result.key == "short")
     #expect(result.name == "Quick")
   }
+
+  /// A context is a value: its members beyond the attributes sit behind one reference, and
+  /// changing a copy must never show in the original, nor in copies made before.
+  @Test func contextCopiesChangeIndependently() {
+    let plain = ExperimentContext(attributes: ["id": "1"])
+    var a = plain
+    var b = a
+    b.forcedVariations["k"] = 1
+    #expect(a.forcedVariations.isEmpty)
+    #expect(b.forcedVariations == ["k": 1])
+    a.url = "https://example.test/?k=0"
+    #expect(b.url == nil)
+    let c = b
+    b.savedGroups["g"] = ["1"]
+    b.stickyBucketAssignmentDocs = [:]
+    b.changedStickyBuckets.append("id||1")
+    #expect(c.savedGroups.isEmpty && c.stickyBucketAssignmentDocs == nil && c.changedStickyBuckets.isEmpty)
+    #expect(c == ExperimentContext(attributes: ["id": "1"], forcedVariations: ["k": 1]))
+    #expect(c != b && a != b && plain == ExperimentContext(attributes: ["id": "1"]))
+    // The copy made before a change still runs as it was: forced by c, hashed by plain.
+    let experiment = Experiment(key: "k", variations: ["a", "b"], weights: [1, 0])
+    #expect(GrowthBook.run(experiment, in: c).variationId == 1)
+    #expect(GrowthBook.run(experiment, in: plain).variationId == 0)
+  }
 }

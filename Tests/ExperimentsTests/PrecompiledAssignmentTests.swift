@@ -1,8 +1,9 @@
 import Experiments
 import Testing
 
-/// `FlowExperiment.assign` runs a precompiled definition; these check it against the
-/// step-by-step `GrowthBook.run` on the same experiment, for many users and shapes.
+/// `FlowExperiment.assign` runs GrowthBook's algorithm on a definition prepared once and
+/// reads only the decision; these check it reports what `GrowthBook.run` (which the
+/// conformance file covers) reports on the same experiment, for many users and shapes.
 @Suite("Precompiled assignment agrees with GrowthBook.run")
 struct PrecompiledAssignmentTests {
   static let experiments: [FlowExperiment] = [

@@ -37,11 +37,16 @@ struct PreviewServerTests {
     return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
   }
 
-  func withServer(experiments: String? = nil, locale: String? = nil, _ body: (URL) async throws -> Void)
+  func withServer(
+    experiments: String? = nil, growthBook: String? = nil, locale: String? = nil,
+    _ body: (URL) async throws -> Void
+  )
     async throws
   {
     let server = PreviewServer(
-      session: try PreviewSession.make(experimentsPath: experiments, locale: locale), port: 0)
+      session: try PreviewSession.make(
+        experimentsPath: experiments, growthBookPath: growthBook, locale: locale),
+      port: 0)
     let url = try await server.start()
     #expect(url.host == "127.0.0.1")
     do {
@@ -209,6 +214,58 @@ struct PreviewServerTests {
       let outcome = await wellflowRun([file]) { $0.experimentsPath = experiments }
       #expect(outcome.code == 0, "\(outcome.errText)")
     }
+  }
+
+  @Test func aGrowthBookPayloadChoosesTheVariantOfAFlowStartedWithoutOne() async throws {
+    // An experiment rule that puts everyone in `quick` by hashing: an exposure is recorded.
+    let payload = workspace.write(
+      "payload.json",
+      """
+      {"features": {"wellflow.checkin": {"defaultValue": "full", "rules": [
+        {"id": "fr_length", "key": "checkin-length", "variations": ["full", "quick"], "weights": [0, 1],
+         "meta": [{"key": "0"}, {"key": "1"}]}]}}}
+      """)
+    try await withServer(growthBook: payload) { url in
+      var state = try await request(
+        url, "/api/command", post: PreviewCommand(command: "start", flow: "checkin")
+      )
+      .state()
+      #expect(state.stack == ["checkin (quick)"])
+      #expect(
+        state.events.contains { $0.event == "experiment_viewed" && $0.detail.contains("checkin-length") },
+        "\(state.events)")
+      // An explicit variant still wins.
+      state = try await request(url, "/api/command", post: PreviewCommand(command: "reset")).state()
+      state = try await request(
+        url, "/api/command", post: PreviewCommand(command: "start", flow: "checkin", variant: "full")
+      ).state()
+      #expect(state.stack == ["checkin (full)"])
+      state = try await request(url, "/api/command", post: PreviewCommand(command: "reset")).state()
+      state = try await request(url, "/api/command", post: PreviewCommand(command: "start", flow: "checkin"))
+        .state()
+      #expect(state.screen == "checkin.sensing")
+      let script = try await request(url, "/api/script").text
+      #expect(script.contains("--growthbook \(payload)"))
+      // The copied script passes with the same payload (quick has no pet screen).
+      let file = workspace.write("quick.yaml", script)
+      let outcome = await wellflowRun([file]) { $0.growthBookPath = payload }
+      #expect(outcome.code == 0, "\(outcome.errText)")
+    }
+  }
+
+  @Test func aWrongGrowthBookPayloadIsRefusedWithItsPosition() throws {
+    let payload = workspace.write(
+      "bad.json",
+      #"{"features": {"wellflow.checkin": {"defaultValue": "full", "rules": [{"force": "quik"}]}}}"#)
+    let error = #expect(throws: PreviewError.self) {
+      try PreviewSession.make(experimentsPath: nil, growthBookPath: payload)
+    }
+    let lines = workspace.relative((error?.description ?? "").components(separatedBy: "\n"))
+    #expect(
+      lines == [
+        "bad.json:1:80: feature 'wellflow.checkin': 'quik' is not a variant of flow 'checkin' (did you mean 'quick'?) (variants: full, quick)",
+        "1 problem found in the GrowthBook payload",
+      ])
   }
 
   @Test func theEventStreamPushesTheStateOnEveryChange() async throws {

@@ -11,9 +11,10 @@ import WellflowCore
 ///
 /// The experiment is read from an experiment file by the app's own loader
 /// (`ExperimentFile.load`), with a condition on the attributes the app provides.
-/// Two figures: `FlowExperiment.assign(attributes:)` — the whole GrowthBook run per
-/// call (experiment built, condition evaluated, hash, bucket ranges, choice) — on
-/// attributes shaped as `ExperimentAssigner.attributes` builds them; and
+/// Two figures: `FlowExperiment.assign(attributes:)` — GrowthBook's algorithm per call
+/// (the same code as `GrowthBook.run`) on the experiment as prepared once when loaded:
+/// the condition evaluated on each user's own attributes, the hash, the bucket choice —
+/// on attributes shaped as `ExperimentAssigner.attributes` builds them; and
 /// `ExperimentAssigner.assignment(for:environment:)`, what the host's variant
 /// resolver calls per flow start, which first reads those attributes from the
 /// user's SQLite settings.

@@ -26,10 +26,22 @@ public final class NDJSONAnalyticsSink: AnalyticsSink {
 
   static let timestampFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: false)
 
+  /// `ts` in UTC to the millisecond (`2026-03-02T07:00:04.250Z`): events of one step
+  /// are milliseconds apart. Spelled from whole milliseconds, so a stamp never rounds
+  /// onto the one before it.
+  public static func timestamp(_ date: Date) -> String {
+    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+    let seconds = (milliseconds / 1000).rounded(.down)
+    let whole = Date(timeIntervalSince1970: seconds).formatted(timestampFormat)
+    let fraction = Int(milliseconds - seconds * 1000)
+    let digits = String(fraction)
+    return whole.dropLast() + "." + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + "Z"
+  }
+
   /// The event as one JSON object: `ts`, `user`, `event`, `flow`, `variant`, then fields.
   public static func line(for event: AnalyticsEvent) -> String {
     var object: [String: Any] = [
-      "ts": event.ts.formatted(timestampFormat), "user": event.user, "event": event.event,
+      "ts": timestamp(event.ts), "user": event.user, "event": event.event,
     ]
     if let flow = event.flow { object["flow"] = flow }
     if let variant = event.variant { object["variant"] = variant }

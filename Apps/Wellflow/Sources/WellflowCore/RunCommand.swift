@@ -66,36 +66,21 @@ public enum RunCommand {
       console.err("error: \(message)")
       return 2
     }
-    var registry: FlowRegistry
-    do {
-      registry = try WellflowApp.makeRegistry()
-    } catch {
-      return usage("the app's features do not register: \(error)")
-    }
     if let problem = WellflowLocalization.problem(with: configuration.locale) { return usage("\(problem)") }
-    var experimentFile: ExperimentFile?
-    if let path = configuration.experimentsPath {
-      switch ExperimentFile.load(path: path, registry: registry) {
-      case .success(let file):
-        experimentFile = file
-        registry = file.registry
-      case .failure(let failure):
-        for problem in failure.problems { console.err(problem.description) }
-        let count = failure.problems.count
-        console.err("\(count) problem\(count == 1 ? "" : "s") found in the experiment file; no script ran")
-        return 2
-      }
-    }
-    var payload: GrowthBookPayload?
-    if let path = configuration.growthBookPath {
-      switch GrowthBookPayload.load(path: path, registry: registry) {
-      case .success(let loaded): payload = loaded
-      case .failure(let failure):
-        for problem in failure.problems { console.err(problem.description) }
-        let count = failure.problems.count
-        console.err("\(count) problem\(count == 1 ? "" : "s") found in the GrowthBook payload; no script ran")
-        return 2
-      }
+    let registry: FlowRegistry
+    let experimentFile: ExperimentFile?
+    let payload: GrowthBookPayload?
+    switch VariantSources.load(
+      experimentsPath: configuration.experimentsPath, growthBookPath: configuration.growthBookPath)
+    {
+    case .success(let sources):
+      registry = sources.registry
+      experimentFile = sources.experimentFile
+      payload = sources.payload
+    case .failure(let error):
+      for problem in error.problems { console.err(problem) }
+      console.err(error.problems.isEmpty ? error.summary : error.summary + "; no script ran")
+      return 2
     }
     var overrides: [String: String] = [:]
     for assignment in configuration.variables {

@@ -86,6 +86,13 @@ struct Run: AsyncParsableCommand {
       raising a rule's bucketVersion re-buckets, and minBucketVersion leaves out
       users bucketed by an older version. Sticky lookups need the rule's meta
       keys, as GrowthBook payloads carry them.
+
+      --events FILE appends each event as one JSON line, stamped `ts` in UTC to
+      the millisecond. The script's clock only moves on `advance:`, so the
+      stamps add a person's pace: each launch, tap, select, enter, … takes a
+      few seconds (typing longer), drawn from --seed, the user and the step, so
+      the same run writes the same stamps. Events of one step are a millisecond
+      apart. Only the stamps move: what the app does by time is unchanged.
       """)
 
   @Argument(help: "Script files or folders.")
@@ -122,7 +129,7 @@ struct Run: AsyncParsableCommand {
   @Option(help: "Run each script once per user user-1…user-N, replacing its `user:`.")
   var users: Int?
 
-  @Option(help: "Append every analytics event of the run to this NDJSON file.")
+  @Option(help: "Append every analytics event of the run to this NDJSON file (stamped at a person's pace).")
   var events: String?
 
   @Option(
@@ -138,7 +145,10 @@ struct Run: AsyncParsableCommand {
       valueName: "FILE"))
   var growthBook: String?
 
-  @Option(help: "The seed that, with each user id, draws the `maybe:` steps (deterministic for --users N).")
+  @Option(
+    help:
+      "The seed that, with each user id, draws the `maybe:` steps and the event stamps' pace (deterministic for --users N)."
+  )
   var seed: UInt64 = 0
 
   @Option(
@@ -231,7 +241,8 @@ struct Report: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
   var experiment: String
 
-  @Option(help: "Output format: text (tables), json, csv or html (one self-contained page on standard output).")
+  @Option(
+    help: "Output format: text (tables), json, csv or html (one self-contained page on standard output).")
   var format: ReportConfiguration.Format = .text
 
   @Option(
@@ -283,7 +294,8 @@ struct Flows: AsyncParsableCommand {
     let catalog = await FlowsListing.catalog(loaded.registry)
     print(
       format == .json
-        ? FlowsListing.json(catalog) : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n"))
+        ? FlowsListing.json(catalog)
+        : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n"))
   }
 }
 
@@ -515,14 +527,16 @@ struct Play: AsyncParsableCommand {
   func run() async throws {
     let loaded = try sources.load()
     let configuration = PlayConfiguration(
-      flow: flow, variant: sources.variant(variant, of: flow, in: loaded), locale: locale, json: format == .json)
+      flow: flow, variant: sources.variant(variant, of: flow, in: loaded), locale: locale,
+      json: format == .json)
     // At a terminal the line editor shows the prompt and keeps a history (arrow keys);
     // from a pipe each command is echoed instead.
     let code: Int32
     if TerminalLineReader.isTerminal {
       let reader = TerminalLineReader()
       code = await PlayCommand.execute(
-        configuration, registry: loaded.registry, readLine: { reader.readLine(prompt: "> ") }, prompt: { _ in })
+        configuration, registry: loaded.registry, readLine: { reader.readLine(prompt: "> ") },
+        prompt: { _ in })
     } else {
       code = await PlayCommand.execute(
         configuration, registry: loaded.registry, readLine: { Swift.readLine(strippingNewline: true) })
@@ -700,7 +714,13 @@ struct Preview: AsyncParsableCommand {
       Examples:
         wellflow preview                   then open http://127.0.0.1:8300
         wellflow preview --port 0 --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+        wellflow preview --growthbook payload.json
         wellflow preview --locale de       the screens in German
+
+      With --experiments or --growthbook, a flow started without a variant
+      (Launch, or Start with no variant picked) gets the variant they give the
+      preview's user (user-1), as in `wellflow run`, and the copied script
+      names the same file.
       """)
 
   @Option(help: "The port to listen on (0 picks a free one).")
@@ -711,6 +731,13 @@ struct Preview: AsyncParsableCommand {
       "Experiments and declared variants from this file (their variants can be started too).",
       valueName: "FILE"))
   var experiments: String?
+
+  @Option(
+    name: .customLong("growthbook"),
+    help: ArgumentHelp(
+      "A GrowthBook SDK payload: its wellflow.<flow> features choose the variant of flows started without one.",
+      valueName: "FILE"))
+  var growthBook: String?
 
   @Option(help: "The language screens show in: en (the default) or de.")
   var locale: String?
@@ -723,7 +750,8 @@ struct Preview: AsyncParsableCommand {
   func run() async throws {
     let session: PreviewSession
     do {
-      session = try PreviewSession.make(experimentsPath: experiments, locale: locale)
+      session = try PreviewSession.make(
+        experimentsPath: experiments, growthBookPath: growthBook, locale: locale)
     } catch {
       FileHandle.standardError.write(Data("\(error)\n".utf8))
       throw ExitCode(2)

@@ -45,7 +45,9 @@ extension JSONValue {
   @inline(__always)
   static func member(_ key: String, of members: [String: JSONValue]) -> JSONValue? {
     guard members.count <= 8 else { return members[key] }
-    for (name, value) in members where name == key { return value }
+    // Lengths first: most names differ in length, which is cheaper to see.
+    let length = key.utf8.count
+    for (name, value) in members where name.utf8.count == length && name == key { return value }
     return nil
   }
 
@@ -100,15 +102,22 @@ public struct CompiledCondition: Sendable {
   }
 
   /// A condition: its clauses all hold. Anything but an object has no clauses.
-  fileprivate struct Node: Sendable {
-    var clauses: [Clause]
+  fileprivate final class Node: Sendable {
+    let clauses: [Clause]
+    /// The same clauses when each is a test of a top-level attribute (the common case):
+    /// read straight from the attribute object, without building a JSON value of it.
+    let attributeTests: [AttributeTest]?
+    /// Their names' lengths in UTF-8, to pass over other names cheaply.
+    let attributeLengths: [Int]
 
     init(_ condition: JSONValue) {
       guard case .object(let members) = condition else {
         clauses = []
+        attributeTests = []
+        attributeLengths = []
         return
       }
-      clauses = members.map { key, value in
+      let clauses: [Clause] = members.map { key, value in
         switch key {
         case "$or": .or(Self.list(value))
         case "$nor": .nor(Self.list(value))
@@ -117,6 +126,17 @@ public struct CompiledCondition: Sendable {
         default: .path(Path(key), Test(value))
         }
       }
+      self.clauses = clauses
+      var tests: [AttributeTest]? = []
+      for clause in clauses {
+        guard case .path(let path, let test) = clause, path.rest.isEmpty else {
+          tests = nil
+          break
+        }
+        tests?.append(AttributeTest(name: path.first, test: test))
+      }
+      attributeTests = tests
+      attributeLengths = tests?.map(\.length) ?? []
     }
 
     /// Nil when the value is not a list (the clause then has nothing to check).
@@ -127,11 +147,26 @@ public struct CompiledCondition: Sendable {
 
     /// `evaluate(.object(members))`, reading single-step paths straight from `members`.
     func evaluate(members: [String: JSONValue], _ evaluator: ConditionEvaluator) -> Bool {
-      for clause in clauses {
-        guard case .path(let path, let test) = clause, path.rest.isEmpty else {
-          return evaluate(.object(members), evaluator)
+      guard let attributeTests else { return evaluate(.object(members), evaluator) }
+      let count = attributeTests.count
+      guard count <= 64, members.count <= 8 else {
+        for test in attributeTests where !test.evaluate(members: members, evaluator) { return false }
+        return true
+      }
+      // A few attributes: one pass over them, each checked by the test naming it (names
+      // are unique), then the tests of attributes the user lacks, against null.
+      var seen: UInt64 = 0
+      for (name, value) in members {
+        let length = name.utf8.count
+        for index in 0..<count where attributeLengths[index] == length {
+          guard attributeTests[index].name == name else { continue }
+          seen |= 1 << UInt64(index)
+          if !attributeTests[index].test.evaluate(value, evaluator) { return false }
+          break
         }
-        if !test.evaluate(JSONValue.member(path.first, of: members) ?? .null, evaluator) { return false }
+      }
+      for index in 0..<count where seen & (1 << UInt64(index)) == 0 {
+        if !attributeTests[index].test.evaluate(.null, evaluator) { return false }
       }
       return true
     }
@@ -161,6 +196,26 @@ public struct CompiledCondition: Sendable {
     }
   }
 
+  /// A test of one top-level attribute. A class, so reading one for each user copies
+  /// nothing.
+  fileprivate final class AttributeTest: Sendable {
+    let name: String
+    /// The name's length in UTF-8.
+    let length: Int
+    let test: Test
+
+    init(name: String, test: Test) {
+      self.name = name
+      length = name.utf8.count
+      self.test = test
+    }
+
+    @inline(__always)
+    func evaluate(members: [String: JSONValue], _ evaluator: ConditionEvaluator) -> Bool {
+      test.evaluate(JSONValue.member(name, of: members) ?? .null, evaluator)
+    }
+  }
+
   fileprivate enum Clause: Sendable {
     case or([Node]?)
     case nor([Node]?)
@@ -186,24 +241,116 @@ public struct CompiledCondition: Sendable {
     }
   }
 
-  /// What a path's value is checked against: a literal, or operators.
-  fileprivate enum Test: Sendable {
-    case literal(JSONValue)
-    case operators([(ConditionOperator, JSONValue)])
+  /// What a path's value is checked against: a literal, or operators. Classes with
+  /// their operands prepared, so checking one for each user copies nothing.
+  fileprivate final class Test: Sendable {
+    /// The literal compared with, when the value is not an operator object.
+    let literal: JSONValue?
+    /// The literal when it is text (compared as is with a text attribute).
+    let literalText: String?
+    let checks: [Check]
 
     init(_ value: JSONValue) {
       if case .object(let members) = value, ConditionEvaluator.isOperatorObject(value) {
-        self = .operators(members.map { (ConditionOperator(rawValue: $0.key) ?? .unknown, $0.value) })
+        literal = nil
+        literalText = nil
+        checks = members.map { Check(ConditionOperator(rawValue: $0.key) ?? .unknown, $0.value) }
       } else {
-        self = .literal(value)
+        literal = value
+        if case .string(let text) = value { literalText = text } else { literalText = nil }
+        checks = []
       }
     }
 
+    @inline(__always)
     func evaluate(_ actual: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
-      switch self {
-      case .literal(let expected): evaluator.evaluateValue(expected, actual)
-      case .operators(let operators):
-        operators.allSatisfy { evaluator.evaluateOperator($0.0, actual, $0.1) }
+      if let literal {
+        // A text literal against a text attribute: compared as is (JS `String(value)`).
+        if let literalText, case .string(let value) = actual {
+          return JavaScript.sameCodeUnits(value, literalText)
+        }
+        return evaluator.evaluateValue(literal, actual)
+      }
+      for check in checks where !check.evaluate(actual, evaluator) { return false }
+      return true
+    }
+  }
+
+  /// One operator and its operand, with the common shapes prepared: `$in`/`$nin` of
+  /// texts and comparisons with a number. Other operands go the general way.
+  fileprivate final class Check: Sendable {
+    enum Shape { case texts, number, general }
+
+    let op: ConditionOperator
+    let operand: JSONValue
+    let shape: Shape
+    /// For `texts`: the listed texts as UTF-8 (JS compares code units, so bytes do);
+    /// `negated` for `$nin`.
+    let texts: [[UInt8]]
+    let negated: Bool
+    /// For `number`: the operand.
+    let number: Double
+
+    init(_ op: ConditionOperator, _ operand: JSONValue) {
+      self.op = op
+      self.operand = operand
+      negated = op == .nin
+      var texts: [[UInt8]] = []
+      var number = 0.0
+      var shape = Shape.general
+      switch (op, operand) {
+      case (.in, .array(let items)), (.nin, .array(let items)):
+        texts = items.compactMap { item -> [UInt8]? in
+          if case .string(let text) = item { return Array(text.utf8) }
+          return nil
+        }
+        if texts.count == items.count { shape = .texts }
+      case (.eq, .number(let value)), (.ne, .number(let value)), (.lt, .number(let value)),
+        (.lte, .number(let value)), (.gt, .number(let value)), (.gte, .number(let value)):
+        number = value
+        shape = .number
+      default:
+        break
+      }
+      self.texts = texts
+      self.number = number
+      self.shape = shape
+    }
+
+    @inline(__always)
+    func evaluate(_ actual: JSONValue, _ evaluator: ConditionEvaluator) -> Bool {
+      switch shape {
+      case .texts:
+        // Only a text attribute is in a list of texts (JS `===`); a list attribute matches
+        // by any of its items, the general way.
+        switch actual {
+        case .string(var value):
+          let found = value.withUTF8 { bytes in
+            texts.contains { text in
+              text.count == bytes.count
+                && (bytes.isEmpty
+                  || text.withUnsafeBufferPointer {
+                    memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                  })
+            }
+          }
+          return found != negated
+        case .array: return evaluator.evaluateOperator(op, actual, operand)
+        default: return negated
+        }
+      case .number:
+        // Between numbers JS comparisons are IEEE comparisons (false with NaN).
+        guard case .number(let value) = actual else { return evaluator.evaluateOperator(op, actual, operand) }
+        switch op {
+        case .eq: return value == number
+        case .ne: return value != number
+        case .lt: return value < number
+        case .lte: return value <= number
+        case .gt: return value > number
+        default: return value >= number
+        }
+      case .general:
+        return evaluator.evaluateOperator(op, actual, operand)
       }
     }
   }

@@ -188,21 +188,47 @@ public struct ExperimentContext: Sendable, Equatable {
   /// QA mode includes nobody unless a variation is forced.
   public var qaMode: Bool
   /// Variation index per experiment key, ahead of hashing (Wellflow's `experiments:`).
-  public var forcedVariations: [String: Int]
+  public var forcedVariations: [String: Int] {
+    get { more?.forcedVariations ?? [:] }
+    set { unique().forcedVariations = newValue }
+  }
   /// The current URL; `?key=N` in its query string forces variation N.
-  public var url: String?
+  public var url: String? {
+    get { more?.url }
+    set { unique().url = newValue }
+  }
   /// Member lists for `$inGroup` / `$notInGroup`.
-  public var savedGroups: [String: [JSONValue]]
+  public var savedGroups: [String: [JSONValue]] {
+    get { more?.savedGroups ?? [:] }
+    set { unique().savedGroups = newValue }
+  }
   /// The features of a GrowthBook payload: what `evalFeature` and prerequisites read.
-  public var features: [String: Feature]
+  public var features: [String: Feature] {
+    get { more?.features ?? [:] }
+    set { unique().features = newValue }
+  }
   /// Contextual bandit definitions by id, as the payload carries them.
-  public var contextualBandits: [String: JSONValue]
+  public var contextualBandits: [String: JSONValue] {
+    get { more?.contextualBandits ?? [:] }
+    set { unique().contextualBandits = newValue }
+  }
   /// Sticky bucketing: nil turns it off; otherwise the user's stored assignment documents by
   /// `attribute||value`, read before hashing and updated with every new assignment (the
   /// caller saves the documents that `changedStickyBuckets` names).
-  public var stickyBucketAssignmentDocs: [String: StickyBucketDocument]?
+  public var stickyBucketAssignmentDocs: [String: StickyBucketDocument]? {
+    get { more?.stickyBucketAssignmentDocs }
+    set { unique().stickyBucketAssignmentDocs = newValue }
+  }
   /// The keys of the documents this context changed, in order, for the caller to persist.
-  public var changedStickyBuckets: [String] = []
+  public var changedStickyBuckets: [String] {
+    get { more?.changedStickyBuckets ?? [] }
+    set { unique().changedStickyBuckets = newValue }
+  }
+
+  /// The members a plain assignment leaves empty, behind one reference: none until one is
+  /// set, shared by copies of the context until one of them changes it. So making and
+  /// dropping a context for one user costs little.
+  private var more: More?
 
   public init(
     attributes: [String: JSONValue] = [:], enabled: Bool = true, qaMode: Bool = false,
@@ -214,12 +240,67 @@ public struct ExperimentContext: Sendable, Equatable {
     self.attributes = attributes
     self.enabled = enabled
     self.qaMode = qaMode
-    self.forcedVariations = forcedVariations
-    self.url = url
-    self.savedGroups = savedGroups
-    self.features = features
-    self.contextualBandits = contextualBandits
-    self.stickyBucketAssignmentDocs = stickyBucketAssignmentDocs
+    more = nil
+    if !forcedVariations.isEmpty { self.forcedVariations = forcedVariations }
+    if url != nil { self.url = url }
+    if !savedGroups.isEmpty { self.savedGroups = savedGroups }
+    if !features.isEmpty { self.features = features }
+    if !contextualBandits.isEmpty { self.contextualBandits = contextualBandits }
+    if stickyBucketAssignmentDocs != nil { self.stickyBucketAssignmentDocs = stickyBucketAssignmentDocs }
+  }
+
+  /// Only attributes (what an assignment of a plain experiment reads), built without
+  /// touching the other members.
+  init(attributes: [String: JSONValue]) {
+    self.attributes = attributes
+    enabled = true
+    qaMode = false
+    more = nil
+  }
+
+  public static func == (a: ExperimentContext, b: ExperimentContext) -> Bool {
+    a.attributes == b.attributes && a.enabled == b.enabled && a.qaMode == b.qaMode
+      && (a.more === b.more || (a.more ?? More()).same(as: b.more ?? More()))
+  }
+
+  /// The members to change: a copy of them when another context shares them, new ones
+  /// when the context had none.
+  private mutating func unique() -> More {
+    if isKnownUniquelyReferenced(&more), let more { return more }
+    let own = more?.copy() ?? More()
+    more = own
+    return own
+  }
+
+  /// Mutable, but only ever changed through `unique()`: a shared instance is never
+  /// written, so passing contexts between threads is safe.
+  private final class More: @unchecked Sendable {
+    var forcedVariations: [String: Int] = [:]
+    var url: String?
+    var savedGroups: [String: [JSONValue]] = [:]
+    var features: [String: Feature] = [:]
+    var contextualBandits: [String: JSONValue] = [:]
+    var stickyBucketAssignmentDocs: [String: StickyBucketDocument]?
+    var changedStickyBuckets: [String] = []
+
+    func copy() -> More {
+      let copy = More()
+      copy.forcedVariations = forcedVariations
+      copy.url = url
+      copy.savedGroups = savedGroups
+      copy.features = features
+      copy.contextualBandits = contextualBandits
+      copy.stickyBucketAssignmentDocs = stickyBucketAssignmentDocs
+      copy.changedStickyBuckets = changedStickyBuckets
+      return copy
+    }
+
+    func same(as other: More) -> Bool {
+      forcedVariations == other.forcedVariations && url == other.url && savedGroups == other.savedGroups
+        && features == other.features && contextualBandits == other.contextualBandits
+        && stickyBucketAssignmentDocs == other.stickyBucketAssignmentDocs
+        && changedStickyBuckets == other.changedStickyBuckets
+    }
   }
 }
 

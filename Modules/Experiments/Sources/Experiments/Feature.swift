@@ -146,8 +146,7 @@ extension GrowthBook {
   /// (tracking callbacks aside). Sticky assignments made are lost; use the `inout` form
   /// to keep them.
   public static func run(_ experiment: Experiment, in context: ExperimentContext) -> ExperimentResult {
-    var context = context
-    return run(experiment, in: &context)
+    run(CompiledExperiment(experiment), in: context)
   }
 
   /// Runs `experiment`, recording a new sticky assignment in `context` when sticky
@@ -157,6 +156,22 @@ extension GrowthBook {
   )
     -> ExperimentResult
   {
+    run(CompiledExperiment(experiment), in: &context, featureId: featureId)
+  }
+
+  /// Runs an experiment prepared once for many users: the same steps as above, without
+  /// preparing it again per call. Sticky assignments made are lost.
+  public static func run(_ experiment: CompiledExperiment, in context: ExperimentContext) -> ExperimentResult
+  {
+    var evaluation = Evaluation(context: context)
+    return evaluation.run(experiment, featureId: nil)
+  }
+
+  /// Runs a prepared experiment, recording a new sticky assignment in `context` when
+  /// sticky bucketing is on.
+  public static func run(
+    _ experiment: CompiledExperiment, in context: inout ExperimentContext, featureId: String? = nil
+  ) -> ExperimentResult {
     var evaluation = Evaluation(context: context)
     let result = evaluation.run(experiment, featureId: featureId)
     context = evaluation.context
@@ -174,8 +189,9 @@ extension GrowthBook {
 }
 
 /// One evaluation: the context (sticky documents change as users are bucketed) and the
-/// features being evaluated, to stop cyclic prerequisites.
-private struct Evaluation {
+/// features being evaluated, to stop cyclic prerequisites. Experiments run in
+/// `ExperimentRun.swift`.
+struct Evaluation {
   var context: ExperimentContext
   var stack: Set<String> = []
 
@@ -222,7 +238,7 @@ private struct Evaluation {
         fallbackAttribute: rule.fallbackAttribute, disableStickyBucketing: rule.disableStickyBucketing,
         bucketVersion: rule.bucketVersion, minBucketVersion: rule.minBucketVersion, phase: rule.phase)
       if let reference = rule.contextualBanditRef { applyContextualBandit(reference, to: &experiment) }
-      var result = run(experiment, featureId: id)
+      var result = run(CompiledExperiment(experiment), featureId: id)
       if experiment.contextualBandit != nil, !(result.hashUsed && result.inExperiment) {
         experiment.contextualBandit = nil
       }
@@ -319,190 +335,6 @@ private struct Evaluation {
       return valid
     }
     return GrowthBook.equalWeights(count)
-  }
-
-  // MARK: experiments
-
-  mutating func run(_ input: Experiment, featureId: String?) -> ExperimentResult {
-    var experiment = input
-    let count = experiment.variations.count
-    if experiment.contextualBandit != nil, experiment.ranges != nil {
-      experiment.contextualBandit = nil
-    } else if var bandit = experiment.contextualBandit, let weights = experiment.weights {
-      bandit.variationWeights = Self.normalizedWeights(weights, count: count)
-      experiment.contextualBandit = bandit
-    }
-    let sticky = stickyBucketing && experiment.disableStickyBucketing != true
-    let fallback = sticky ? experiment.fallbackAttribute : nil
-    func excluded(stickyBucketUsed: Bool = false) -> ExperimentResult {
-      result(
-        experiment, variation: -1, hashUsed: false, featureId: featureId, fallback: fallback,
-        stickyBucketUsed: stickyBucketUsed)
-    }
-    func forced(_ variation: Int) -> ExperimentResult {
-      result(experiment, variation: variation, hashUsed: false, featureId: featureId, fallback: fallback)
-    }
-    guard count >= 2, context.enabled else { return excluded() }
-    if let url = context.url,
-      let index = GrowthBook.queryStringOverride(key: experiment.key, url: url, numVariations: count)
-    {
-      return forced(index)
-    }
-    if let index = context.forcedVariations[experiment.key] { return forced(index) }
-    guard experiment.active else { return excluded() }
-    guard let hashValue = hashValue(experiment.hashAttribute, fallback: fallback).text else {
-      return excluded()
-    }
-
-    var assigned = -1
-    var foundSticky = false
-    var versionBlocked = false
-    if sticky {
-      (assigned, versionBlocked) = stickyVariation(experiment)
-      foundSticky = assigned >= 0
-    }
-    if !foundSticky {
-      if let filters = experiment.filters {
-        if isFilteredOut(filters) { return excluded() }
-      } else if let namespace = experiment.namespace, !GrowthBook.inNamespace(hashValue, namespace) {
-        return excluded()
-      }
-      if let condition = experiment.condition, !conditionPasses(condition) { return excluded() }
-      if let parents = experiment.parentConditions, prerequisites(parents) != .pass { return excluded() }
-    }
-    let seed = experiment.seed.flatMap { $0.isEmpty ? nil : $0 } ?? experiment.key
-    guard let n = GrowthBook.hash(seed: seed, value: hashValue, version: nonZero(experiment.hashVersion) ?? 1)
-    else { return excluded() }
-    if !foundSticky {
-      let ranges =
-        experiment.ranges
-        ?? GrowthBook.bucketRanges(
-          numVariations: count, coverage: experiment.coverage ?? 1, weights: experiment.weights)
-      assigned = GrowthBook.chooseVariation(n, ranges: ranges) ?? -1
-    }
-    if versionBlocked { return excluded(stickyBucketUsed: true) }
-    guard assigned >= 0 else { return excluded() }
-    if let force = experiment.force { return forced(force) }
-    if context.qaMode { return excluded() }
-    let chosen = result(
-      experiment, variation: assigned, hashUsed: true, featureId: featureId, fallback: fallback, bucket: n,
-      stickyBucketUsed: foundSticky)
-    if sticky { persistSticky(experiment, result: chosen) }
-    return chosen
-  }
-
-  /// The hashed attribute and its value as text (nil when missing or falsy), trying the
-  /// fallback attribute when the first has none.
-  func hashValue(_ name: String?, fallback: String?) -> (attribute: String, value: JSONValue, text: String?) {
-    let name = name ?? "id"
-    // A literal key wins over a dotted path, as in the JS SDK.
-    let value = context.attributes[name] ?? JSONValue.object(context.attributes).value(atPath: name)
-    if value.isTruthy { return (name, value, value.jsString) }
-    if let fallback {
-      let other = context.attributes[fallback] ?? JSONValue.object(context.attributes).value(atPath: fallback)
-      if other.isTruthy { return (fallback, other, other.jsString) }
-    }
-    return (name, "", nil)
-  }
-
-  func isFilteredOut(_ filters: [Filter]) -> Bool {
-    filters.contains { filter in
-      guard let value = hashValue(filter.attribute, fallback: nil).text,
-        let n = GrowthBook.hash(seed: filter.seed, value: value, version: nonZero(filter.hashVersion) ?? 2)
-      else { return true }
-      return !filter.ranges.contains { $0.contains(n) }
-    }
-  }
-
-  func nonZero(_ version: Int?) -> Int? { version.flatMap { $0 == 0 ? nil : $0 } }
-
-  static func stickyKey(_ experimentKey: String, _ version: Int?) -> String {
-    experimentKey + "__" + String(version ?? 0)
-  }
-
-  /// The stored assignments for the experiment's hash attribute, over those of its
-  /// fallback attribute.
-  func stickyAssignments(_ experiment: Experiment) -> [String: String] {
-    let documents = context.stickyBucketAssignmentDocs ?? [:]
-    var assignments: [String: String] = [:]
-    if let fallback = experiment.fallbackAttribute {
-      let found = hashValue(fallback, fallback: nil)
-      if let text = found.text, let document = documents[found.attribute + "||" + text] {
-        assignments.merge(document.assignments) { _, new in new }
-      }
-    }
-    let primary = hashValue(experiment.hashAttribute, fallback: nil)
-    if let document = documents[primary.attribute + "||" + (primary.text ?? "")] {
-      assignments.merge(document.assignments) { _, new in new }
-    }
-    return assignments
-  }
-
-  /// The stored variation (-1 when none), and whether an older bucket version blocks the user.
-  func stickyVariation(_ experiment: Experiment) -> (Int, Bool) {
-    let assignments = stickyAssignments(experiment)
-    let minimum = experiment.minBucketVersion ?? 0
-    // The stored keys, not every version below the minimum: a payload's minBucketVersion
-    // may be any integer, and counting up to it could take forever.
-    let prefix = experiment.key + "__"
-    if minimum > 0,
-      assignments.keys.contains(where: { key in
-        key.hasPrefix(prefix) && Int(key.dropFirst(prefix.count)).map { (0..<minimum).contains($0) } == true
-      })
-    {
-      return (-1, true)
-    }
-    guard let key = assignments[Self.stickyKey(experiment.key, experiment.bucketVersion)], !key.isEmpty,
-      let index = (experiment.meta ?? []).firstIndex(where: { $0.key == key })
-    else { return (-1, false) }
-    return (index, false)
-  }
-
-  mutating func persistSticky(_ experiment: Experiment, result: ExperimentResult) {
-    guard let text = hashValue(experiment.hashAttribute, fallback: experiment.fallbackAttribute).text else {
-      return
-    }
-    let attribute = result.hashAttribute
-    let key = attribute + "||" + text
-    var documents = context.stickyBucketAssignmentDocs ?? [:]
-    let existing = documents[key]?.assignments ?? [:]
-    var assignments = existing
-    assignments[Self.stickyKey(experiment.key, experiment.bucketVersion)] = result.key
-    guard assignments != existing else { return }
-    documents[key] = StickyBucketDocument(
-      attributeName: attribute, attributeValue: text, assignments: assignments)
-    context.stickyBucketAssignmentDocs = documents
-    if !context.changedStickyBuckets.contains(key) { context.changedStickyBuckets.append(key) }
-  }
-
-  func result(
-    _ experiment: Experiment, variation: Int, hashUsed: Bool, featureId: String?, fallback: String?,
-    bucket: Double? = nil, stickyBucketUsed: Bool = false
-  ) -> ExperimentResult {
-    let valid = variation >= 0 && variation < experiment.variations.count
-    let index = valid ? variation : 0
-    let hashed = hashValue(experiment.hashAttribute, fallback: fallback)
-    let meta = experiment.meta.flatMap { index < $0.count ? $0[index] : nil }
-    var result = ExperimentResult(
-      inExperiment: valid,
-      variationId: index,
-      value: experiment.variations.indices.contains(index) ? experiment.variations[index] : .null,
-      key: meta?.key.flatMap { $0.isEmpty ? nil : $0 } ?? String(index),
-      name: meta?.name,
-      hashUsed: hashUsed,
-      hashAttribute: hashed.attribute,
-      hashValue: hashed.value,
-      bucket: bucket,
-      featureId: featureId,
-      stickyBucketUsed: stickyBucketUsed,
-      passthrough: meta?.passthrough
-    )
-    if let bandit = experiment.contextualBandit, hashUsed, valid {
-      result.leafId = bandit.leafId
-      result.variationWeights = bandit.variationWeights
-      result.banditVersion = bandit.banditVersion
-    }
-    return result
   }
 }
 

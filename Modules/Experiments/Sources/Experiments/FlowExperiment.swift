@@ -20,8 +20,8 @@ public struct FlowExperiment: Sendable, Equatable {
   public var seed: String? { didSet { recompile() } }
   public var namespace: Namespace? { didSet { recompile() } }
 
-  /// The definition prepared for assignment: condition parsed, hash seeded, ranges built.
-  private var compiled: CompiledFlowExperiment
+  /// `growthBook` prepared for assignment: condition parsed, hash seeded, ranges built.
+  private var compiled: CompiledExperiment
 
   public static let hashVersions = [1, 2]
   /// How far the weights may sum from 1.
@@ -42,15 +42,28 @@ public struct FlowExperiment: Sendable, Equatable {
     self.hashAttribute = hashAttribute
     self.seed = seed
     self.namespace = namespace
-    compiled = CompiledFlowExperiment(
+    compiled = Self.compile(
       key: key, variations: variations, weights: weights, coverage: coverage, hashVersion: hashVersion,
       condition: condition, hashAttribute: hashAttribute, seed: seed, namespace: namespace)
   }
 
   private mutating func recompile() {
-    compiled = CompiledFlowExperiment(
+    compiled = Self.compile(
       key: key, variations: variations, weights: weights, coverage: coverage, hashVersion: hashVersion,
       condition: condition, hashAttribute: hashAttribute, seed: seed, namespace: namespace)
+  }
+
+  /// The same experiment in GrowthBook's model (variation values are the variant names),
+  /// prepared for assignment.
+  private static func compile(
+    key: String, variations: [String], weights: [Double]?, coverage: Double?, hashVersion: Int?,
+    condition: JSONValue?, hashAttribute: String?, seed: String?, namespace: Namespace?
+  ) -> CompiledExperiment {
+    CompiledExperiment(
+      Experiment(
+        key: key, variations: variations.map(JSONValue.string), weights: weights, coverage: coverage,
+        condition: condition, hashAttribute: hashAttribute, hashVersion: hashVersion, seed: seed,
+        namespace: namespace))
   }
 
   public static func == (a: FlowExperiment, b: FlowExperiment) -> Bool {
@@ -60,12 +73,7 @@ public struct FlowExperiment: Sendable, Equatable {
   }
 
   /// The same experiment in GrowthBook's model: variation values are the variant names.
-  public var growthBook: Experiment {
-    Experiment(
-      key: key, variations: variations.map(JSONValue.string), weights: weights, coverage: coverage,
-      condition: condition, hashAttribute: hashAttribute, hashVersion: hashVersion, seed: seed,
-      namespace: namespace)
-  }
+  public var growthBook: Experiment { compiled.experiment }
 
   /// A problem with one field of the definition.
   public struct Problem: Sendable, Equatable, CustomStringConvertible {
@@ -131,70 +139,25 @@ public struct FlowExperiment: Sendable, Equatable {
     return problems
   }
 
-  /// The variation a user sees, GrowthBook's way (the same steps as `GrowthBook.run` on
-  /// `growthBook`, on the precompiled definition). `forced` (a variation name, from a
-  /// script's `experiments:`) wins over hashing and targeting.
+  /// The variation a user sees: `GrowthBook.run` on `growthBook`, prepared once (the
+  /// condition compiled, the hash seeded, the ranges built). `forced` (a variation name,
+  /// from a script's `experiments:`) wins over hashing and targeting.
   public func assign(attributes: [String: JSONValue], forced: String? = nil) -> FlowAssignment {
-    let variationId: Int
-    var hashUsed = false
-    if let forced, variations.count >= 2, let index = variations.firstIndex(of: forced) {
-      variationId = index
-    } else if let assigned = compiled.hashedVariation(attributes) {
-      variationId = assigned
-      hashUsed = true
-    } else {
-      return FlowAssignment(
-        experiment: key, flow: flow, variation: variations.first ?? "", variationId: 0, inExperiment: false,
-        hashUsed: false)
+    var evaluation = Evaluation(context: ExperimentContext(attributes: attributes))
+    if let forced, let index = variations.firstIndex(of: forced) {
+      evaluation.context.forcedVariations = [key: index]
     }
+    // What `GrowthBook.run` decides, without the parts of its result nobody reads here.
+    let decision = evaluation.decide(
+      compiled, hashText: evaluation.hashText(compiled.hashAttribute), sticky: false)
+    let inExperiment = decision.variation >= 0 && decision.variation < variations.count
+    let id = inExperiment ? decision.variation : 0
     return FlowAssignment(
-      experiment: key, flow: flow, variation: variations[variationId], variationId: variationId,
-      inExperiment: true, hashUsed: hashUsed)
+      experiment: key, flow: flow, variation: variations.isEmpty ? "" : variations[id], variationId: id,
+      inExperiment: inExperiment, hashUsed: decision.hashUsed)
   }
 
   private func format(_ number: Double) -> String { JSONValue.number(number).jsString }
-}
-
-/// A flow experiment prepared once for many assignments. Immutable, so copies of the
-/// experiment share it.
-private final class CompiledFlowExperiment: Sendable {
-  let count: Int
-  let hashAttribute: String
-  let namespace: Namespace?
-  let condition: CompiledCondition?
-  let hash: SeededHash
-  /// Nil for an unknown hash version: nobody can be bucketed.
-  let version: Int?
-  let ranges: [BucketRange]
-
-  init(
-    key: String, variations: [String], weights: [Double]?, coverage: Double?, hashVersion: Int?,
-    condition: JSONValue?, hashAttribute: String?, seed: String?, namespace: Namespace?
-  ) {
-    count = variations.count
-    self.hashAttribute = hashAttribute ?? "id"
-    self.namespace = namespace
-    self.condition = condition.map(CompiledCondition.init)
-    hash = SeededHash(seed: seed.flatMap { $0.isEmpty ? nil : $0 } ?? key)
-    // JS `hashVersion || 1`: a missing or zero version means 1.
-    let version = hashVersion.flatMap { $0 == 0 ? nil : $0 } ?? 1
-    self.version = FlowExperiment.hashVersions.contains(version) ? version : nil
-    ranges = GrowthBook.bucketRanges(numVariations: count, coverage: coverage ?? 1, weights: weights)
-  }
-
-  /// The variation hashing puts the user in; nil when they are not in the experiment.
-  func hashedVariation(_ attributes: [String: JSONValue]) -> Int? {
-    guard count >= 2, let version else { return nil }
-    let value =
-      JSONValue.member(hashAttribute, of: attributes)
-      ?? JSONValue.object(attributes).value(atPath: hashAttribute)
-    guard value.isTruthy else { return nil }
-    let hashValue = value.jsString
-    if let namespace, !GrowthBook.inNamespace(hashValue, namespace) { return nil }
-    if let condition, !condition.matches(attributes: attributes) { return nil }
-    let n = version == 2 ? hash.hashVersion2(hashValue) : hash.hashVersion1(hashValue)
-    return GrowthBook.chooseVariation(n, ranges: ranges)
-  }
 }
 
 /// One user's assignment to a flow experiment.

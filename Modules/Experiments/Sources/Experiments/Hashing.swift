@@ -48,16 +48,19 @@ enum FNV {
   }
 
   static func fold(_ state: UInt32, units: [UInt16]) -> UInt32 {
-    var state = state
-    for unit in units { state = step(state, unit) }
-    return state
+    units.withUnsafeBufferPointer { units in
+      var state = state
+      for unit in units { state = step(state, unit) }
+      return state
+    }
   }
 
   /// Folds the UTF-16 code units of `string`. ASCII text (user ids, keys) has the same
   /// code units in UTF-8, so its contiguous UTF-8 bytes are read directly.
   @inline(__always)
   static func fold(_ state: UInt32, string: String) -> UInt32 {
-    let ascii = string.utf8.withContiguousStorageIfAvailable { bytes -> UInt32? in
+    var text = string
+    let ascii = text.withUTF8 { bytes -> UInt32? in
       var state = state
       for byte in bytes {
         if byte >= 0x80 { return nil }
@@ -65,7 +68,7 @@ enum FNV {
       }
       return state
     }
-    if let folded = ascii ?? nil { return folded }
+    if let ascii { return ascii }
     var result = state
     for unit in string.utf16 { result = step(result, unit) }
     return result

@@ -80,6 +80,7 @@ enum JavaScript {
   /// differently written strings differ, as in JS.
   @inline(__always)
   static func sameCodeUnits(_ a: String, _ b: String) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
     var a = a
     var b = b
     // Native strings are contiguous UTF-8 already (small ones are copied to the stack).

@@ -11,24 +11,34 @@ public struct VariantSources {
   public var experimentFile: ExperimentFile?
   public var payload: GrowthBookPayload?
 
-  /// Loads both files against the app's flows. Problems go to `console` as
-  /// `file:line:column: message` lines with a count; nil then.
-  public static func load(experimentsPath: String?, growthBookPath: String?, console: Console)
-    -> VariantSources?
+  /// Why the files cannot be used: one `file:line:column: message` line per problem,
+  /// then a summary (`2 problems found in the experiment file`); or, when the app's
+  /// features do not register, only that as the summary.
+  public struct LoadError: Error, Sendable, CustomStringConvertible {
+    public var problems: [String]
+    public var summary: String
+    public var lines: [String] { problems + [summary] }
+    public var description: String { lines.joined(separator: "\n") }
+  }
+
+  /// Loads both files against the app's flows: the one loader of experiment files and
+  /// payloads for every command (run, play, explore, graph, flows, preview).
+  public static func load(experimentsPath: String?, growthBookPath: String?)
+    -> Result<VariantSources, LoadError>
   {
     var registry: FlowRegistry
     do {
       registry = try WellflowApp.makeRegistry()
     } catch {
-      console.err("error: the app's features do not register: \(error)")
-      return nil
+      return .failure(LoadError(problems: [], summary: "error: the app's features do not register: \(error)"))
     }
     var sources = VariantSources(registry: registry)
-    func fail(_ failure: ScriptLoadFailure, _ what: String) -> VariantSources? {
-      for problem in failure.problems { console.err(problem.description) }
+    func fail(_ failure: ScriptLoadFailure, _ what: String) -> Result<VariantSources, LoadError> {
       let count = failure.problems.count
-      console.err("\(count) problem\(count == 1 ? "" : "s") found in the \(what)")
-      return nil
+      return .failure(
+        LoadError(
+          problems: failure.problems.map(\.description),
+          summary: "\(count) problem\(count == 1 ? "" : "s") found in the \(what)"))
     }
     if let path = experimentsPath {
       switch ExperimentFile.load(path: path, registry: registry) {
@@ -45,7 +55,26 @@ public struct VariantSources {
       case .failure(let failure): return fail(failure, "GrowthBook payload")
       }
     }
-    return sources
+    return .success(sources)
+  }
+
+  /// `load`, with problems written to `console`; nil then.
+  public static func load(experimentsPath: String?, growthBookPath: String?, console: Console)
+    -> VariantSources?
+  {
+    switch load(experimentsPath: experimentsPath, growthBookPath: growthBookPath) {
+    case .success(let sources): return sources
+    case .failure(let error):
+      for line in error.lines { console.err(line) }
+      return nil
+    }
+  }
+
+  /// What assigns variants to flows started without one; nil when neither file gives any.
+  public func assigner(forced: [String: String] = [:]) -> ExperimentAssigner? {
+    let experiments = experimentFile?.experiments ?? []
+    guard payload != nil || !experiments.isEmpty else { return nil }
+    return ExperimentAssigner(experiments: experiments, forced: forced, payload: payload)
   }
 
   public init(
@@ -59,8 +88,7 @@ public struct VariantSources {
   /// The variant a new `user` (no settings yet) is given for `flow` by the payload or the
   /// experiment file; nil for the flow's default.
   public func variant(for flow: String, user: String) -> String? {
-    guard payload != nil || !(experimentFile?.experiments.isEmpty ?? true) else { return nil }
-    let assigner = ExperimentAssigner(experiments: experimentFile?.experiments ?? [], payload: payload)
+    guard let assigner = assigner() else { return nil }
     let environment = HostEnvironment(
       userID: user, clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
       keyValueStore: InMemoryKeyValueStore())

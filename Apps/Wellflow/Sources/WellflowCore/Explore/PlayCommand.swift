@@ -50,25 +50,23 @@ public enum PlayCommand {
     let host: FlowHost
     do {
       let chosen: FlowRegistry
-      var experiments: [FlowExperiment] = []
+      var assigner: ExperimentAssigner?
       if let registry, configuration.experimentsPath == nil {
         chosen = registry
       } else {
-        switch AppRegistry.load(experimentsPath: configuration.experimentsPath) {
-        case .success(let (loaded, fileExperiments)):
-          chosen = loaded
-          experiments = fileExperiments
-        case .failure(let error):
-          for line in error.lines { console.err(line) }
-          return 2
-        }
+        guard
+          let sources = VariantSources.load(
+            experimentsPath: configuration.experimentsPath, growthBookPath: nil, console: console)
+        else { return 2 }
+        chosen = sources.registry
+        assigner = sources.assigner()
       }
       session = AppSession(
         registry: chosen,
         dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
         userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory,
-        experiments: experiments.isEmpty ? nil : ExperimentAssigner(experiments: experiments),
+        experiments: assigner,
         locale: configuration.locale)
       host = try session.open()
       try host.present(FlowRequest(flow: configuration.flow, variant: configuration.variant))

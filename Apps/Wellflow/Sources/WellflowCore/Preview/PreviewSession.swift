@@ -98,9 +98,12 @@ public final class PreviewSession {
   public static let shownEvents = 200
 
   public let registry: FlowRegistry
-  public let experiments: [FlowExperiment]
+  /// Chooses the variant of a flow started without one (`--experiments`, `--growthbook`).
+  public let assigner: ExperimentAssigner?
   /// The experiment file given, named in the script's header.
   public let experimentsPath: String?
+  /// The GrowthBook payload given, named in the script's header too.
+  public let growthBookPath: String?
   private var session: AppSession!
   private var analytics = InMemoryAnalyticsSink()
   private var embedded: EmbeddedBackend?
@@ -121,14 +124,15 @@ public final class PreviewSession {
   public let locale: String?
 
   public init(
-    registry: FlowRegistry, experiments: [FlowExperiment] = [], experimentsPath: String? = nil,
-    locale: String? = nil
+    registry: FlowRegistry, assigner: ExperimentAssigner? = nil, experimentsPath: String? = nil,
+    growthBookPath: String? = nil, locale: String? = nil
   )
     throws
   {
     self.registry = registry
-    self.experiments = experiments
+    self.assigner = assigner
     self.experimentsPath = experimentsPath
+    self.growthBookPath = growthBookPath
     self.locale = locale
     try makeApp()
   }
@@ -145,7 +149,7 @@ public final class PreviewSession {
       registry: registry, dataDirectory: URL(fileURLWithPath: "/dev/null"),
       clock: ManualClock(now: startDate, calendar: calendar), userID: Self.user, analytics: analytics,
       storage: .sqliteScratch,
-      experiments: experiments.isEmpty ? nil : ExperimentAssigner(experiments: experiments), backend: backend,
+      experiments: assigner, backend: backend,
       locale: locale)
     try openAndObserve()
   }
@@ -362,6 +366,10 @@ public final class PreviewSession {
       lines.append(
         "# Run it with the same experiment file: wellflow run FILE --experiments \(experimentsPath)")
     }
+    if let growthBookPath {
+      lines.append(
+        "# Run it with the same GrowthBook payload: wellflow run FILE --growthbook \(growthBookPath)")
+    }
     let startText = String(
       format: "%04d-%02d-%02dT%02d:%02d", start.year ?? 2026, start.month ?? 1, start.day ?? 1,
       start.hour ?? 0,
@@ -463,18 +471,20 @@ public final class PreviewSession {
 }
 
 extension PreviewSession {
-  /// The app's flows, with the experiments and variants of `experimentsPath` when given;
-  /// a file with problems is refused with one `file:line:column: message` line each.
-  public static func make(experimentsPath: String?, locale: String? = nil) throws(PreviewError)
-    -> PreviewSession
+  /// The app's flows, with the experiments and variants of `experimentsPath` and the
+  /// features of the GrowthBook payload at `growthBookPath` when given; a file with
+  /// problems is refused with one `file:line:column: message` line each.
+  public static func make(experimentsPath: String?, growthBookPath: String? = nil, locale: String? = nil)
+    throws(PreviewError) -> PreviewSession
   {
     if let problem = WellflowLocalization.problem(with: locale) { throw PreviewError("\(problem)") }
-    switch AppRegistry.load(experimentsPath: experimentsPath) {
+    switch VariantSources.load(experimentsPath: experimentsPath, growthBookPath: growthBookPath) {
     case .failure(let error): throw PreviewError(error.description)
-    case .success(let (registry, experiments)):
+    case .success(let sources):
       do {
         return try PreviewSession(
-          registry: registry, experiments: experiments, experimentsPath: experimentsPath, locale: locale)
+          registry: sources.registry, assigner: sources.assigner(), experimentsPath: experimentsPath,
+          growthBookPath: growthBookPath, locale: locale)
       } catch {
         throw PreviewError("the app could not start: \(error)")
       }

@@ -103,6 +103,9 @@ public final class ScriptRunner {
   private var steps: [StepResult] = []
   /// `maybe` steps drawn so far in this run (a `maybe` in a `repeat` draws each round).
   private var maybeDraws = 0
+  /// Stamps this run's events at a person's pace; think times drawn so far.
+  private var pace: PacedAnalyticsSink?
+  private var paceDraws = 0
 
   public init(registry: FlowRegistry, options: Options = Options()) {
     self.registry = registry
@@ -143,10 +146,13 @@ public final class ScriptRunner {
           durationSeconds: 0)
       }
     }
+    let pace = PacedAnalyticsSink(options.analytics)
+    self.pace = pace
+    paceDraws = 0
     session = AppSession(
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
-      userID: user, analytics: options.analytics, storage: storage,
+      userID: user, analytics: pace, storage: storage,
       experiments: options.experiments.isEmpty && options.growthBook == nil
         ? nil
         : ExperimentAssigner(
@@ -163,6 +169,7 @@ public final class ScriptRunner {
     }
     session.close()
     session = nil
+    self.pace = nil
     if let embedded, embedded.wasStarted { await embedded.stop() }
     let elapsed = ContinuousClock.now - started
     return ScriptResult(
@@ -175,10 +182,14 @@ public final class ScriptRunner {
   /// A uniform draw in [0, 1) for the `occurrence`-th `maybe` of a run, from the run's seed,
   /// the user id and the step's place in its file: the same inputs always draw the same, so
   /// `--users N` simulates the same population every time, and users differ.
-  static func draw(seed: UInt64, user: String, step: SourcePosition, occurrence: Int) -> Double {
+  /// `stream` keeps other draws (think times) apart from those of `maybe` steps.
+  static func draw(seed: UInt64, user: String, step: SourcePosition, occurrence: Int, stream: String = "")
+    -> Double
+  {
     var state: UInt64 = 0xCBF2_9CE4_8422_2325
+    let suffix = stream.isEmpty ? "" : "\u{0}\(stream)"
     for byte
-      in "\(user)\u{0}\((step.file as NSString).lastPathComponent):\(step.line):\(step.column)\u{0}\(occurrence)"
+      in "\(user)\u{0}\((step.file as NSString).lastPathComponent):\(step.line):\(step.column)\u{0}\(occurrence)\(suffix)"
       .utf8
     {
       state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
@@ -214,6 +225,13 @@ public final class ScriptRunner {
   private func execute(_ step: Step, depth: Int) async throws(StepFailure) {
     let started = ContinuousClock.now
     func fail(_ message: String) -> StepFailure { StepFailure(position: step.position, message: message) }
+    // A person takes a moment before each step of theirs: only the event stamps show it.
+    if let pace, pace.isRecording, let times = PacedAnalyticsSink.thinkTimes(before: step.kind) {
+      paceDraws += 1
+      let draw = Self.draw(
+        seed: options.seed, user: session.userID, step: step.position, occurrence: paceDraws, stream: "pace")
+      pace.pause(times.lowerBound + (times.upperBound - times.lowerBound) * draw)
+    }
     switch step.kind {
     case .launch:
       let host = try await openHost(step)
