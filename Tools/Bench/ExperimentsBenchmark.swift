@@ -120,7 +120,9 @@ enum ExperimentsBenchmark {
     report.add(
       Figure(
         "7   assignments/s per flow start, ExperimentAssigner (attributes read from SQLite)", unit: "M/s",
-        samples: starts, goal: .atLeast(5)))
+        // No goal: the 5 M/s one is for the assignment call; this adds two reads of the
+        // user's settings from a database file and calendar arithmetic, once per flow start.
+        samples: starts))
     report.note(
       "7 \(included) of \(userCount) users pass the condition and are hashed into a variation (checksum \(checksum))"
     )
