@@ -67,11 +67,18 @@ struct ScratchDatabasesTests {
           .isSubset(of: Set(written)), "\(written)")
       #expect(try Self.dump(queue) != expected)
     }
-    let again = try pool.take()
-    #expect(again === first, "the released database is reused")
-    #expect(try Self.dump(again) == expected)
-    // And it works as a new one does: the same writes succeed again.
-    _ = try await Self.fill(again)
+    weak var second: DatabaseQueue?
+    do {
+      let again = try pool.take()
+      second = again
+      #expect(again === first, "the released database is reused")
+      #expect(try Self.dump(again) == expected)
+      // And it works as a new one does: the same writes succeed again, and are emptied again.
+      _ = try await Self.fill(again)
+    }
+    let third = try pool.take()
+    #expect(third === second)
+    #expect(try Self.dump(third) == expected)
   }
 
   @Test func aDatabaseSomeoneHoldsIsNeverHandedOut() async throws {

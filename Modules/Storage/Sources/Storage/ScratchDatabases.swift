@@ -12,85 +12,102 @@ import Synchronization
 /// out again, with its compiled statements.
 ///
 /// Only a database the pool alone still references is reused, so a database an
-/// adapter, a task or a test still holds is never handed to another run. Emptying
-/// deletes every row of every table and puts back the rows the migrations wrote, so a
-/// reused database holds exactly what a fresh copy of the template holds.
+/// adapter, a task or a test still holds is never handed to another run. Each database
+/// notes the tables its statements write (`WrittenTables`); emptying deletes their rows
+/// and puts back the rows the migrations wrote in them, so a reused database holds
+/// exactly what a fresh copy of the template holds.
 final class ScratchDatabases: Sendable {
   /// Databases kept for reuse at most: runs in parallel (tests) beyond this get a
   /// fresh copy that is dropped after use.
   static let capacity = 8
 
+  private struct Entry {
+    var queue: DatabaseQueue
+    let written: WrittenTables
+  }
+
   private let template: DatabaseQueue
-  /// Each table the template defines, in schema order, with the rows the migrations
-  /// put in it (most tables start empty).
-  private let tables: [(name: String, rows: [[DatabaseValue]])]
-  /// `SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM b), …` over `tables`.
-  private let countsSQL: String
-  private let pool = Mutex<[DatabaseQueue]>([])
+  /// The template's tables (what a run can write; SQLite's own tables are not among them).
+  private let tables: Set<String>
+  /// The rows the migrations put in each table that has any, by table name.
+  private let seeds: [String: [[DatabaseValue]]]
+  private let pool = Mutex<[Entry]>([])
 
   init(template: DatabaseQueue) throws {
     self.template = template
-    tables = try template.read { db in
+    (tables, seeds) = try template.read { db in
       let names = try String.fetchAll(
         db,
         sql: """
           SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%'
           ORDER BY rowid
           """)
-      return try names.map { name in
+      var seeds: [String: [[DatabaseValue]]] = [:]
+      for name in names {
         let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(name.quotedDatabaseIdentifier)")
-        return (name, rows.map { Array($0.databaseValues) })
+        if !rows.isEmpty { seeds[name] = rows.map { Array($0.databaseValues) } }
       }
+      return (Set(names), seeds)
     }
-    countsSQL =
-      "SELECT "
-      + tables.map { "(SELECT count(*) FROM \($0.name.quotedDatabaseIdentifier))" }.joined(separator: ", ")
   }
 
   /// An empty database holding what the template holds: a released one emptied, or a
   /// new copy.
   func take() throws -> DatabaseQueue {
-    let free: DatabaseQueue? = pool.withLock { queues in
-      for index in queues.indices where isKnownUniquelyReferenced(&queues[index]) {
-        return queues[index]
+    let free: Entry? = pool.withLock { entries in
+      for index in entries.indices where isKnownUniquelyReferenced(&entries[index].queue) {
+        return entries[index]
       }
       return nil
     }
     if let free {
       try reset(free)
-      return free
+      return free.queue
     }
     let queue = try DatabaseQueue()
     try template.backup(to: queue)
-    pool.withLock { queues in
-      if queues.count < Self.capacity { queues.append(queue) }
+    let written = WrittenTables()
+    queue.writeWithoutTransaction { db in db.add(transactionObserver: written, extent: .databaseLifetime) }
+    pool.withLock { entries in
+      if entries.count < Self.capacity { entries.append(Entry(queue: queue, written: written)) }
     }
     return queue
   }
 
-  /// Empties the tables a run wrote and puts back the template's rows where they
-  /// changed, in one transaction. One statement counts every table's rows first: most
-  /// tables stay empty in a run, and deleting from each of them cost more than the run.
-  private func reset(_ queue: DatabaseQueue) throws {
-    try queue.write { db in
-      let counts = try Row.fetchOne(db.cachedStatement(sql: countsSQL)).map { Array($0.databaseValues) } ?? []
-      for (table, count) in zip(tables, counts) {
-        let name = table.name.quotedDatabaseIdentifier
-        if table.rows.isEmpty {
-          guard count != 0.databaseValue else { continue }
-        } else {
-          let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(name)")).map {
-            Array($0.databaseValues)
-          }
-          guard rows != table.rows else { continue }
-        }
-        try db.cachedStatement(sql: "DELETE FROM \(name)").execute()
-        guard let first = table.rows.first else { continue }
+  /// Empties the tables the last run wrote and puts back their template rows, in one
+  /// transaction.
+  private func reset(_ entry: Entry) throws {
+    try entry.queue.write { db in
+      let names = entry.written.names.filter(tables.contains).sorted()
+      for name in names {
+        let quoted = name.quotedDatabaseIdentifier
+        try db.cachedStatement(sql: "DELETE FROM \(quoted)").execute()
+        guard let rows = seeds[name], let first = rows.first else { continue }
         let marks = Array(repeating: "?", count: first.count).joined(separator: ", ")
-        let insert = try db.cachedStatement(sql: "INSERT INTO \(name) VALUES (\(marks))")
-        for row in table.rows { try insert.execute(arguments: StatementArguments(row)) }
+        let insert = try db.cachedStatement(sql: "INSERT INTO \(quoted) VALUES (\(marks))")
+        for row in rows { try insert.execute(arguments: StatementArguments(row)) }
       }
+      // Emptying wrote those tables too: what is noted from here on is the next run's.
+      entry.written.names.removeAll(keepingCapacity: true)
     }
   }
+}
 
+/// Notes each table a statement of its database inserts into, updates or deletes from
+/// (triggers and foreign-key actions included), as SQLite reports them when the
+/// statement runs. It asks for no row-by-row events, so writing costs nothing more.
+///
+/// It is touched only on its database's queue: by GRDB as statements run, and by
+/// `ScratchDatabases` inside a write.
+private final class WrittenTables: TransactionObserver, @unchecked Sendable {
+  var names: Set<String> = []
+
+  func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+    names.insert(eventKind.tableName)
+    return false
+  }
+
+  func databaseDidChange(with event: DatabaseEvent) {}
+  func databaseDidCommit(_ db: Database) {}
+  func databaseDidRollback(_ db: Database) {}
 }
