@@ -38,12 +38,12 @@ public final class SQLiteJournalRepository: JournalRepository {
   }
 
   public func save(_ entry: JournalEntry) async throws {
-    try await writer.write { db in try Self.upsert(entry, in: db) }
+    try await writer.writing { db in try Self.upsert(entry, in: db) }
   }
 
   public func finish(_ entry: JournalEntry) async throws {
     let now = clock.now
-    try await writer.write { db in
+    try await writer.writing { db in
       try Self.upsert(entry, in: db)
       try Self.queue(entry, at: now, in: db)
     }

@@ -19,7 +19,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func save(_ entry: MoodEntry, outbox row: OutboxRow, awaitingHealthSample: Bool) async throws {
-    try await writer.write { db in
+    try await writer.writing { db in
       try MoodRows.upsert(entry, in: db)
       try OutboxRows.enqueue(row, in: db)
       if awaitingHealthSample { try HealthSamplesOwed.note(entry, in: db) }
@@ -40,7 +40,7 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   public func confirmHealthSamples(_ entries: [MoodEntry]) async throws {
     guard !entries.isEmpty else { return }
-    try await writer.write { db in
+    try await writer.writing { db in
       for entry in entries {
         try HealthSamplesOwed.confirm(StateOfMindSample(mirroring: entry), userID: entry.userID, in: db)
       }
@@ -49,7 +49,7 @@ public final class SQLiteMoodRepository: MoodRepository {
 
   /// Saves many entries with their outbox rows in one transaction (imports, benchmarks).
   public func save(_ batch: [(entry: MoodEntry, outbox: OutboxRow)]) async throws {
-    try await writer.write { db in
+    try await writer.writing { db in
       for item in batch {
         try MoodRows.upsert(item.entry, in: db)
         try OutboxRows.enqueue(item.outbox, in: db)
@@ -164,7 +164,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func importFromBackend(_ entry: MoodEntry) async throws -> Bool {
-    try await writer.write { db in
+    try await writer.writing { db in
       let known = try Bool.fetchOne(
         db.cachedStatement(
           sql: """
@@ -221,7 +221,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   }
 
   public func delete(_ entry: MoodEntry, outbox row: OutboxRow) async throws -> Bool {
-    try await writer.write { db in
+    try await writer.writing { db in
       // A health-sample note goes with the entry (ON DELETE CASCADE); the per-day
       // table follows by trigger.
       guard

@@ -11,7 +11,7 @@ public final class SQLiteOutbox: Outbox {
   }
 
   public func enqueue(_ row: OutboxRow) async throws {
-    try await writer.write { db in try OutboxRows.enqueue(row, in: db) }
+    try await writer.writing { db in try OutboxRows.enqueue(row, in: db) }
   }
 
   public func pending(userID: String, dueAt: Date?, limit: Int) async throws -> [OutboxRow] {
@@ -42,7 +42,7 @@ public final class SQLiteOutbox: Outbox {
   /// Every result in one transaction (a batch's), each with its entity's sync state.
   public func record(_ results: [OutboxResult]) async throws {
     guard !results.isEmpty else { return }
-    try await writer.write { db in
+    try await writer.writing { db in
       for result in results { try OutboxRows.record(result, in: db) }
       // The synced rows' pages go back to the file system (a no-op in files made before
       // incremental vacuum was set; see WellflowDatabase.open).

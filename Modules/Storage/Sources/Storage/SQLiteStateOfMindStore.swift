@@ -48,7 +48,7 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   }
 
   public func save(_ sample: StateOfMindSample, userID: String) async throws {
-    try await writer.write { db in
+    try await writer.writing { db in
       // Same database as the entries: the sample and the end of its note in one go.
       try HealthSamplesOwed.confirm(sample, userID: userID, in: db)
       try db.cachedStatement(
@@ -90,7 +90,7 @@ public final class SQLiteStateOfMindStore: StateOfMindStore {
   }
 
   public func delete(id: UUID, userID: String) async throws {
-    try await writer.write { db in
+    try await writer.writing { db in
       try db.cachedStatement(sql: "DELETE FROM state_of_mind_samples WHERE user_id = ? AND id = ?")
         .execute(arguments: [userID, id.uuidString])
     }

@@ -172,6 +172,11 @@ struct YAMLReader {
   /// breaks (U+0085, U+2028, U+2029, which YAML readers count as new lines and so
   /// would shift every later line number).
   private mutating func checkCharacters(_ data: Data) {
+    // Most files are printable ASCII with tabs and line breaks: nothing to report.
+    let printable = data.withUnsafeBytes { raw in
+      raw.allSatisfy { (0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+    }
+    if printable { return }
     var line = 1
     var column = 1
     var iterator = data.makeIterator()
@@ -319,10 +324,13 @@ struct YAMLReader {
     case "false", "False", "FALSE": return .bool(false)
     default: break
     }
-    let isNumeric =
-      text.first.map { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "+" || $0 == ".") } ?? false
+    // Bytes, not characters: this runs for every plain scalar of every script.
+    func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+    let isNumeric = text.utf8.first.map { (0x30...0x39).contains($0) || "-+.".utf8.contains($0) } ?? false
     if isNumeric, text.utf8.count <= 64,
-      text.allSatisfy({ $0.isASCII && !$0.isLetter || $0 == "e" || $0 == "E" }),
+      text.utf8.allSatisfy({
+        $0 < 0x80 && !isLetter($0) || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+      }),
       let number = Double(text), number.isFinite
     {
       return .number(number)
