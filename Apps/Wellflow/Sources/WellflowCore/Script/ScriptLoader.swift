@@ -1014,8 +1014,14 @@ public struct ScriptLoader {
 
   private func directory(of path: String) -> String { (path as NSString).deletingLastPathComponent }
 
+  /// The file's absolute path with symbolic links and `..` resolved (one `realpath` call;
+  /// Foundation's URL methods look at each component in turn), for telling files apart.
   private func canonical(_ path: String) -> String {
-    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    guard let resolved = realpath(path, nil) else {
+      return URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+    defer { free(resolved) }
+    return String(cString: resolved)
   }
 }
 

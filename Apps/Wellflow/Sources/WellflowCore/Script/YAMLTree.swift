@@ -534,6 +534,8 @@ private final class EventReader {
 
 /// A value as an error message quotes it: control characters escaped, long text cut.
 func clipped(_ text: String, limit: Int = 80) -> String {
+  // Short printable ASCII, the usual case, is returned as it is.
+  if text.utf8.count <= limit, text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return text }
   var result = ""
   var count = 0
   for scalar in text.unicodeScalars {
