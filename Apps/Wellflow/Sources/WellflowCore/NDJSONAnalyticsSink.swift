@@ -24,15 +24,13 @@ public final class NDJSONAnalyticsSink: AnalyticsSink {
     handle.withLock { $0.write(Data(line.utf8)) }
   }
 
-  static let timestampFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: false)
-
   /// `ts` in UTC to the millisecond (`2026-03-02T07:00:04.250Z`): events of one step
   /// are milliseconds apart. Spelled from whole milliseconds, so a stamp never rounds
   /// onto the one before it.
   public static func timestamp(_ date: Date) -> String {
     let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
     let seconds = (milliseconds / 1000).rounded(.down)
-    let whole = Date(timeIntervalSince1970: seconds).formatted(timestampFormat)
+    let whole = Timestamp.string(from: Date(timeIntervalSince1970: seconds))
     let fraction = Int(milliseconds - seconds * 1000)
     let digits = String(fraction)
     return whole.dropLast() + "." + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + "Z"

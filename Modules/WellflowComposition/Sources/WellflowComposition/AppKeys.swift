@@ -11,7 +11,7 @@ public enum AppKeys {
   /// Writes the first-launch time unless the user already has one.
   public static func recordFirstLaunch(in store: any KeyValueStore, at now: Date) throws {
     guard try store.string(forKey: firstLaunch) == nil else { return }
-    try store.set(now.formatted(timestampFormat), forKey: firstLaunch)
+    try store.set(Timestamp.string(from: now), forKey: firstLaunch)
   }
 
   /// The first-launch time, nil when none was recorded or it cannot be read.
