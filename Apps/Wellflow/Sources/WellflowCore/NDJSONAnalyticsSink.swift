@@ -30,8 +30,10 @@ public final class NDJSONAnalyticsSink: AnalyticsSink {
   public static func timestamp(_ date: Date) -> String {
     let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
     let seconds = (milliseconds / 1000).rounded(.down)
+    guard let fraction = Int(exactly: milliseconds - seconds * 1000) else {
+      return Timestamp.string(from: date)
+    }
     let whole = Timestamp.string(from: Date(timeIntervalSince1970: seconds))
-    let fraction = Int(milliseconds - seconds * 1000)
     let digits = String(fraction)
     return whole.dropLast() + "." + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + "Z"
   }

@@ -8,12 +8,12 @@ public enum Timestamp {
   /// `date` to the whole second below it; dates outside years 1–9999 fall back to
   /// Foundation's formatting.
   public static func string(from date: Date) -> String {
-    let interval = date.timeIntervalSince1970.rounded(.down)
     // 0001-01-01 and 9999-12-31T23:59:59 in seconds since 1970.
-    guard interval >= -62_135_596_800, interval <= 253_402_300_799 else {
+    guard let seconds = Int(exactly: date.timeIntervalSince1970.rounded(.down)),
+      (-62_135_596_800...253_402_300_799).contains(seconds)
+    else {
       return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
     }
-    let seconds = Int(interval)
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let time = seconds - days * 86_400
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).

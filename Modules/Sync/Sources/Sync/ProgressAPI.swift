@@ -276,8 +276,9 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
     guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
     let seconds: TimeInterval
     if text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-      // Digits only; too many to fit an Int is "very long", which the cap handles.
-      seconds = Int(text).map(TimeInterval.init) ?? .greatestFiniteMagnitude
+      // Digits only, so it always reads as a number; a huge one is "very long", which
+      // the cap handles.
+      seconds = TimeInterval(text) ?? .greatestFiniteMagnitude
     } else if let date = httpDate(text) {
       seconds = date.timeIntervalSince(serverDate.flatMap(httpDate) ?? now)
     } else {

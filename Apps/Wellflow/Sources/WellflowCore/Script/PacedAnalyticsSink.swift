@@ -22,13 +22,13 @@ public final class PacedAnalyticsSink: AnalyticsSink {
   /// Adds `seconds` of a person's time before the events still to come.
   public func pause(_ seconds: Double) {
     guard seconds.isFinite, seconds > 0 else { return }
-    state.withLock { $0.offset += Int64((seconds * 1000).rounded()) }
+    state.withLock { $0.offset &+= Self.milliseconds(seconds * 1000) }
   }
 
   public func record(_ event: AnalyticsEvent) {
     var event = event
     let milliseconds = state.withLock { state -> Int64 in
-      var stamp = Self.milliseconds(event.ts) &+ state.offset
+      var stamp = Self.milliseconds(event.ts.timeIntervalSince1970 * 1000) &+ state.offset
       if let last = state.last, stamp <= last { stamp = last &+ 1 }
       state.last = stamp
       return stamp
@@ -39,9 +39,10 @@ public final class PacedAnalyticsSink: AnalyticsSink {
 
   public var isRecording: Bool { base.isRecording }
 
-  /// A date in whole milliseconds since 1970 (script clocks stay within years 1970–9999).
-  static func milliseconds(_ date: Date) -> Int64 {
-    Int64((date.timeIntervalSince1970 * 1000).rounded())
+  /// A count of milliseconds, rounded to a whole one and held within Int64 (script
+  /// clocks stay within years 1970–9999, so dates never reach the bounds).
+  static func milliseconds(_ value: Double) -> Int64 {
+    Int64(exactly: value.rounded()) ?? (value > 0 ? .max : .min)
   }
 
   /// How long a person takes before a step of this kind, in seconds: a second or two to
