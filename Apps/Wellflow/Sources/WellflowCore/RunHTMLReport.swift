@@ -87,7 +87,7 @@ public enum RunHTMLReport {
 
   static func milliseconds(_ seconds: Double) -> String {
     guard seconds.isFinite, seconds >= 0 else { return "–" }
-    return String(format: "%.1f ms", seconds * 1000)
+    return TranscriptFormatter.milliseconds(seconds)
   }
 
   static let style = """

@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 public enum OutboxEntity: String, CaseIterable, Codable, Sendable {
@@ -101,7 +102,7 @@ public struct MoodSyncPayload: Sendable, Hashable, Codable {
   public init(entry: MoodEntry) {
     type = "mood_score"
     quantity = entry.score
-    loggedAt = entry.date.formatted(.iso8601)
+    loggedAt = Timestamp.string(from: entry.date)
     notes = entry.notes
     entryID = entry.id.uuidString
     updatedAt = entry.updatedAt.formatted(.iso8601)

@@ -17,8 +17,8 @@ extension DatabaseWriter {
 
   /// The blocking form of `reading(_:)`.
   func reading<T>(_ value: (Database) throws -> T) throws -> T {
-    guard self is DatabaseQueue else { return try read(value) }
-    return try writeWithoutTransaction { db in try db.inReadTransaction(value) }
+    guard let queue = self as? DatabaseQueue else { return try read(value) }
+    return try queue.readingHere(value)
   }
 
   /// Writes in one transaction, for every adapter of the app: GRDB's `write`, except

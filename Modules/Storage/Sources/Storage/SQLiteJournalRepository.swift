@@ -142,7 +142,7 @@ public final class SQLiteJournalRepository: JournalRepository {
   /// The body of `POST /api/v1/journal` (SPEC §3).
   static func payload(_ entry: JournalEntry) -> String {
     var object: [String: Any] = [
-      "created_at": entry.createdAt.formatted(Date.ISO8601FormatStyle()),
+      "created_at": Timestamp.string(from: entry.createdAt),
       "curriculum_id": entry.primary,
       "initiated_by": entry.initiatedBy.rawValue,
     ]
