@@ -128,7 +128,7 @@ let package = Package(
       linkerSettings: [
         .unsafeFlags(
           ["-static-stdlib"] + staticFoundationGroup
-            + ["-Xlinker", "--no-export-dynamic", "-Xclang-linker", "-no-pie"],
+            + ["-Xlinker", "--no-export-dynamic", "-Xclang-linker", "-no-pie", "-use-ld=lld"],
           .when(platforms: [.linux]))
       ]
     ),

@@ -51,10 +51,9 @@ struct ScratchDatabasesTests {
     }
   }
 
-  @Test func aReleasedDatabaseComesBackHoldingExactlyTheTemplate() async throws {
-    let template = try Self.template()
-    let pool = try ScratchDatabases(template: template)
-    let expected = try Self.dump(template)
+  @Test func aReleasedDatabaseComesBackHoldingExactlyWhatANewOneHolds() async throws {
+    let pool = ScratchDatabases { try Self.template() }
+    let expected = try Self.dump(Self.template())
     weak var first: DatabaseQueue?
     do {
       let queue = try pool.take()
@@ -82,7 +81,7 @@ struct ScratchDatabasesTests {
   }
 
   @Test func aDatabaseSomeoneHoldsIsNeverHandedOut() async throws {
-    let pool = try ScratchDatabases(template: try Self.template())
+    let pool = ScratchDatabases { try Self.template() }
     let held = try pool.take()
     _ = try await Self.fill(held)
     let before = try Self.dump(held)

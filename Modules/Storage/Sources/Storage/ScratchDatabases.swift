@@ -8,17 +8,17 @@ import Synchronization
 /// whole schema on first use, and every statement is compiled anew (GRDB also tracks
 /// which tables each one reads while it compiles). `wellflow run` opens one app per
 /// script run, so a folder of scripts or `--users 1000` paid that again and again. A
-/// database no one holds any more is emptied back to the migrated template and handed
+/// database no one holds any more is emptied back to what a new one holds and handed
 /// out again, with its compiled statements.
 ///
 /// Only a database the pool alone still references is reused, so a database an
 /// adapter, a task or a test still holds is never handed to another run. Each database
 /// notes the tables its statements write (`WrittenTables`); emptying deletes their rows
-/// and puts back the rows the migrations wrote in them, so a reused database holds
-/// exactly what a fresh copy of the template holds.
+/// and puts back the rows a new database has in them, so a reused database holds
+/// exactly what a new one holds.
 final class ScratchDatabases: Sendable {
   /// Databases kept for reuse at most: runs in parallel (tests) beyond this get a
-  /// fresh copy that is dropped after use.
+  /// new one that is dropped after use.
   static let capacity = 8
 
   private struct Entry {
@@ -26,33 +26,29 @@ final class ScratchDatabases: Sendable {
     let written: WrittenTables
   }
 
-  private let template: DatabaseQueue
-  /// The template's tables (what a run can write; SQLite's own tables are not among them).
-  private let tables: Set<String>
-  /// The rows the migrations put in each table that has any, by table name.
-  private let seeds: [String: [[DatabaseValue]]]
-  private let pool = Mutex<[Entry]>([])
-
-  init(template: DatabaseQueue) throws {
-    self.template = template
-    (tables, seeds) = try template.read { db in
-      let names = try String.fetchAll(
-        db,
-        sql: """
-          SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%'
-          ORDER BY rowid
-          """)
-      var seeds: [String: [[DatabaseValue]]] = [:]
-      for name in names {
-        let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(name.quotedDatabaseIdentifier)")
-        if !rows.isEmpty { seeds[name] = rows.map { Array($0.databaseValues) } }
-      }
-      return (Set(names), seeds)
-    }
+  /// A database kept as made, to copy new ones from (SQLite's backup copies pages,
+  /// cheaper than making one), and what it holds, as emptying needs it.
+  private struct Template: Sendable {
+    let queue: DatabaseQueue
+    /// Its tables (what a run can write; SQLite's own tables are not among them).
+    let tables: Set<String>
+    /// The rows in each table that has any, by table name.
+    let seeds: [String: [[DatabaseValue]]]
   }
 
-  /// An empty database holding what the template holds: a released one emptied, or a
-  /// new copy.
+  private let make: @Sendable () throws -> DatabaseQueue
+  private let pool = Mutex<[Entry]>([])
+  /// Made when a second database is asked for, so a process that runs one script
+  /// makes one database only.
+  private let template = Mutex<Template?>(nil)
+  private let madeFirst = Mutex(false)
+
+  /// `make` returns a new database, migrated.
+  init(make: @escaping @Sendable () throws -> DatabaseQueue) {
+    self.make = make
+  }
+
+  /// A database holding what a new one holds: a released one emptied, or a new one.
   func take() throws -> DatabaseQueue {
     let free: Entry? = pool.withLock { entries in
       for index in entries.indices where isKnownUniquelyReferenced(&entries[index].queue) {
@@ -64,8 +60,17 @@ final class ScratchDatabases: Sendable {
       try reset(free)
       return free.queue
     }
-    let queue = try DatabaseQueue()
-    try template.backup(to: queue)
+    let first = madeFirst.withLock { made in
+      defer { made = true }
+      return !made
+    }
+    let queue: DatabaseQueue
+    if first {
+      queue = try make()
+    } else {
+      queue = try DatabaseQueue()
+      try madeTemplate().queue.backup(to: queue)
+    }
     let written = WrittenTables()
     queue.writeWithoutTransaction { db in db.add(transactionObserver: written, extent: .databaseLifetime) }
     pool.withLock { entries in
@@ -74,15 +79,39 @@ final class ScratchDatabases: Sendable {
     return queue
   }
 
-  /// Empties the tables the last run wrote and puts back their template rows, in one
-  /// transaction.
+  private func madeTemplate() throws -> Template {
+    try template.withLock { template in
+      if let template { return template }
+      let queue = try make()
+      let made = try queue.read { db in
+        let names = try String.fetchAll(
+          db,
+          sql: """
+            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_stat%'
+            ORDER BY rowid
+            """)
+        var seeds: [String: [[DatabaseValue]]] = [:]
+        for name in names {
+          let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(name.quotedDatabaseIdentifier)")
+          if !rows.isEmpty { seeds[name] = rows.map { Array($0.databaseValues) } }
+        }
+        return Template(queue: queue, tables: Set(names), seeds: seeds)
+      }
+      template = made
+      return made
+    }
+  }
+
+  /// Empties the tables the last run wrote and puts back the rows a new database has
+  /// in them, in one transaction.
   private func reset(_ entry: Entry) throws {
+    let contents = try madeTemplate()
     try entry.queue.write { db in
-      let names = entry.written.names.filter(tables.contains).sorted()
+      let names = entry.written.names.filter(contents.tables.contains).sorted()
       for name in names {
         let quoted = name.quotedDatabaseIdentifier
         try db.cachedStatement(sql: "DELETE FROM \(quoted)").execute()
-        guard let rows = seeds[name], let first = rows.first else { continue }
+        guard let rows = contents.seeds[name], let first = rows.first else { continue }
         let marks = Array(repeating: "?", count: first.count).joined(separator: ", ")
         let insert = try db.cachedStatement(sql: "INSERT INTO \(quoted) VALUES (\(marks))")
         for row in rows { try insert.execute(arguments: StatementArguments(row)) }

@@ -96,17 +96,15 @@ public final class WellflowDatabase: Sendable {
 
   /// A fresh database in memory, holding exactly what the migrations make: a run that
   /// keeps no data (a script without `--data-dir`) gets the real SQLite schema and
-  /// adapters with no file, no migration and no fsync. The first ones are copies (SQLite's
-  /// own backup) of a template migrated once per process; later ones are databases no
-  /// one holds any more, emptied back to the template (`ScratchDatabases`).
+  /// adapters with no file and no fsync. The first ones are made from the migrations'
+  /// result written out (`SchemaBaseline`); later ones are databases no one holds any
+  /// more, emptied back to what a new one holds (`ScratchDatabases`).
   public static func scratch() throws -> WellflowDatabase {
-    WellflowDatabase(migrated: try scratchDatabases.get().take())
+    WellflowDatabase(migrated: try scratchDatabases.take())
   }
 
-  private static let scratchDatabases = Result { () throws -> ScratchDatabases in
-    let template = try DatabaseQueue()
-    try migrator().migrate(template)
-    return try ScratchDatabases(template: template)
+  private static let scratchDatabases = ScratchDatabases {
+    try SchemaBaseline.freshDatabase(migrator: migrator())
   }
 
   private init(migrated writer: any DatabaseWriter) {
