@@ -124,7 +124,8 @@ let package = Package(
       // instead of 10.6, a run of one script about 15 instead of 22 (`Tools/bench.sh
       // process`). The price is a fixed load address for this one executable. The group
       // names Foundation's static libraries, which refer to each other, because only
-      // modules compiled with `-static-stdlib` would name them.
+      // modules compiled with `-static-stdlib` would name them. lld (in the toolchain) links
+      // it: gold warns about a `mktemp` inside static Foundation.
       linkerSettings: [
         .unsafeFlags(
           ["-static-stdlib"] + staticFoundationGroup
