@@ -100,8 +100,7 @@ let package = Package(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
-        "Experiments",
-        "Sync", "WellflowComposition", "ProgressBackend", "FlowHTML",
+        "Experiments", "Sync", "WellflowComposition", "ProgressBackend", "FlowHTML",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
@@ -121,8 +120,7 @@ let package = Package(
       // not position-independent and exports no symbols. The dynamic loader then binds
       // 5,500 symbol references and 2,200 relative ones instead of 35,600 and 104,600 across
       // 19 shared libraries (`LD_DEBUG=statistics`): `wellflow --help` takes 4.4 ms of CPU
-      // instead of 10.6, a run of one script about 15 instead of 22 (`Tools/bench.sh
-      // process`). The price is a fixed load address for this one executable. The group
+      // instead of 10.6, a run of one script 14 instead of 22 (`Tools/bench.sh process`). The price is a fixed load address for this one executable. The group
       // names Foundation's static libraries, which refer to each other, because only
       // modules compiled with `-static-stdlib` would name them. lld (in the toolchain) links
       // it: gold warns about a `mktemp` inside static Foundation.
@@ -180,8 +178,7 @@ let package = Package(
       name: "WellflowCoreTests",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend", "FlowHTML",
-        "Sync",
-        "Reminders", "wellflow-http", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+        "Sync", "Reminders", "wellflow-http", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "SyncTests",
