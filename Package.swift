@@ -120,10 +120,11 @@ let package = Package(
       // not position-independent and exports no symbols. The dynamic loader then binds
       // 5,500 symbol references and 2,200 relative ones instead of 35,600 and 104,600 across
       // 19 shared libraries (`LD_DEBUG=statistics`): `wellflow --help` takes 4.4 ms of CPU
-      // instead of 10.6, a run of one script 14 instead of 22 (`Tools/bench.sh process`). The price is a fixed load address for this one executable. The group
-      // names Foundation's static libraries, which refer to each other, because only
-      // modules compiled with `-static-stdlib` would name them. lld (in the toolchain) links
-      // it: gold warns about a `mktemp` inside static Foundation.
+      // instead of 10.6, a run of one script 14 instead of 22 (`Tools/bench.sh process`).
+      // The price is a fixed load address for this one executable. The group names
+      // Foundation's static libraries, which refer to each other, because only modules
+      // compiled with `-static-stdlib` would name them. lld (in the toolchain) links it:
+      // gold warns about a `mktemp` inside static Foundation.
       linkerSettings: [
         .unsafeFlags(
           ["-static-stdlib"] + staticFoundationGroup
