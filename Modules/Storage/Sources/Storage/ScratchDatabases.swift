@@ -41,7 +41,6 @@ final class ScratchDatabases: Sendable {
   /// Made when a second database is asked for, so a process that runs one script
   /// makes one database only.
   private let template = Mutex<Template?>(nil)
-  private let madeFirst = Mutex(false)
 
   /// `make` returns a new database, migrated.
   init(make: @escaping @Sendable () throws -> DatabaseQueue) {
@@ -50,22 +49,20 @@ final class ScratchDatabases: Sendable {
 
   /// A database holding what a new one holds: a released one emptied, or a new one.
   func take() throws -> DatabaseQueue {
-    let free: Entry? = pool.withLock { entries in
+    // The pool keeps every database it makes until it is full, so an empty pool means
+    // none was made yet.
+    let (free, none): (Entry?, Bool) = pool.withLock { entries in
       for index in entries.indices where isKnownUniquelyReferenced(&entries[index].queue) {
-        return entries[index]
+        return (entries[index], false)
       }
-      return nil
+      return (nil, entries.isEmpty)
     }
     if let free {
       try reset(free)
       return free.queue
     }
-    let first = madeFirst.withLock { made in
-      defer { made = true }
-      return !made
-    }
     let queue: DatabaseQueue
-    if first {
+    if none {
       queue = try make()
     } else {
       queue = try DatabaseQueue()
