@@ -23,6 +23,15 @@ public struct ExperimentAssigner {
     self.payload = payload
   }
 
+  /// An assigner for these sources; nil when they give no flow a variant (no experiment
+  /// and no payload), so flows start as they are.
+  public static func ifAny(
+    experiments: [FlowExperiment], forced: [String: String] = [:], payload: GrowthBookPayload?
+  ) -> ExperimentAssigner? {
+    guard payload != nil || !experiments.isEmpty else { return nil }
+    return ExperimentAssigner(experiments: experiments, forced: forced, payload: payload)
+  }
+
   /// What targeting sees: `id` (the user id), `skill` (from onboarding, once chosen) and
   /// `daysSinceFirstLaunch` (calendar days in the user's time zone).
   public static func attributes(of environment: HostEnvironment) -> [String: JSONValue] {

@@ -72,9 +72,7 @@ public struct VariantSources {
 
   /// What assigns variants to flows started without one; nil when neither file gives any.
   public func assigner(forced: [String: String] = [:]) -> ExperimentAssigner? {
-    let experiments = experimentFile?.experiments ?? []
-    guard payload != nil || !experiments.isEmpty else { return nil }
-    return ExperimentAssigner(experiments: experiments, forced: forced, payload: payload)
+    ExperimentAssigner.ifAny(experiments: experimentFile?.experiments ?? [], forced: forced, payload: payload)
   }
 
   public init(

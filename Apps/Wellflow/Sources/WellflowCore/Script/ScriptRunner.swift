@@ -153,10 +153,8 @@ public final class ScriptRunner {
       registry: registry, dataDirectory: directory,
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
       userID: user, analytics: pace, storage: storage,
-      experiments: options.experiments.isEmpty && options.growthBook == nil
-        ? nil
-        : ExperimentAssigner(
-          experiments: options.experiments, forced: script.experiments, payload: options.growthBook),
+      experiments: ExperimentAssigner.ifAny(
+        experiments: options.experiments, forced: script.experiments, payload: options.growthBook),
       backend: backend, locale: script.locale ?? options.locale)
     steps = []
     maybeDraws = 0
