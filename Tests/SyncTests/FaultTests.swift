@@ -159,15 +159,17 @@ final class ChildProcess: Sendable {
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
     self.process = process
+    try process.run()
+    // A thread of its own reads until the end of the output. Not `readabilityHandler`:
+    // with it, libdispatch's event loop crashed here under load (a bad pointer in
+    // `_dispatch_event_loop_drain`, in a test process that ran these children).
     let lines = self.lines
-    let buffer = Locked(Data())
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      guard !data.isEmpty else {
-        handle.readabilityHandler = nil
-        return
-      }
-      buffer.withLock { pending in
+    let handle = pipe.fileHandleForReading
+    let reader = Thread {
+      var pending = Data()
+      while true {
+        let data = handle.availableData
+        if data.isEmpty { break }
         pending.append(data)
         while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
           let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
@@ -176,7 +178,7 @@ final class ChildProcess: Sendable {
         }
       }
     }
-    try process.run()
+    reader.start()
   }
 
   var output: [String] { lines.current }
