@@ -1,7 +1,8 @@
 import FlowKit
 import Foundation
-import MoodTracking
 import Testing
+
+@testable import MoodTracking
 
 @Suite("Entries list: option ids")
 struct MoodEntryListingTests {
@@ -24,7 +25,8 @@ struct MoodEntryListingTests {
     // The same instant as the second, created later.
     let third = entry("2026-03-02T08:00", seconds: 50, created: 5)
     let other = entry("2026-03-01T23:59")
-    let listings = MoodEntryListing.newestFirst([third, other, second, first], in: calendar)
+    let listings = MoodEntryListing.newestFirst(
+      [third, other, second, first].map(MoodEntrySummary.init), in: calendar)
     #expect(
       listings.map(\.id) == [
         "2026-03-02T08:00-3", "2026-03-02T08:00-2", "2026-03-02T08:00", "2026-03-01T23:59",
@@ -36,6 +38,51 @@ struct MoodEntryListingTests {
     // 07:30 UTC is 08:30 in Berlin in winter.
     let date = moment("2026-01-05T07:30", "UTC")
     #expect(MoodEntryListing.localMinute(date, in: calendar) == "2026-01-05T08:30")
+  }
+
+  /// The listing works the minutes out by arithmetic on the zone's offset, asking the
+  /// zone again only at its transitions: it must say what the calendar says, in zones
+  /// with daylight saving, half-hour and 45-minute offsets, a skipped day (Apia,
+  /// 2011-12-30), a changed standard offset (Moscow 2011 and 2014), and for dates
+  /// from 1600 to 9999, in ascending order (as a listing asks) and in random order.
+  @Test func localMinutesAreTheCalendarsInEveryZoneAndCentury() {
+    let zones = [
+      "UTC", "Europe/Berlin", "America/New_York", "America/St_Johns", "Asia/Kathmandu", "Pacific/Apia",
+      "Europe/Moscow", "Australia/Lord_Howe", "Pacific/Chatham", "America/Sao_Paulo", "Africa/Casablanca",
+    ]
+    var generator = SystemRandomNumberGenerator()
+    for identifier in zones {
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = TimeZone(identifier: identifier)!
+      // Hourly (and a little) through 2011–2014, which holds Apia's skipped day and
+      // Moscow's changes; a few seconds around every transition the zone names from
+      // 1970 to 2040; random moments over the centuries; the ends of the range.
+      var dates = stride(from: 1_293_840_000.0, to: 1_420_070_400, by: 3_617).map(
+        Date.init(timeIntervalSince1970:))
+      var transition = calendar.timeZone.nextDaylightSavingTimeTransition(
+        after: Date(timeIntervalSince1970: 0))
+      while let moment = transition, moment.timeIntervalSince1970 < 2_208_988_800 {
+        dates += [-3_600, -61, -1, 0, 1, 59, 3_600].map { moment.addingTimeInterval($0) }
+        transition = calendar.timeZone.nextDaylightSavingTimeTransition(after: moment)
+      }
+      dates += (0..<2_000).map { _ in
+        Date(timeIntervalSince1970: .random(in: -11_676_096_000..<253_402_128_000))
+      }
+      let expected = dates.map { LocalMinutes.asked($0, calendar) }
+      var minutes = [String]()
+      for order in [
+        dates.indices.sorted { dates[$0] < dates[$1] }, dates.indices.shuffled(using: &generator),
+      ] {
+        minutes = Array(repeating: "", count: dates.count)
+        var listing = LocalMinutes(calendar)
+        for index in order { minutes[index] = listing.text(dates[index]) }
+        let wrong = dates.indices.filter { minutes[$0] != expected[$0] }
+        #expect(
+          wrong.isEmpty,
+          "\(identifier): \(wrong.count) differ, first \(wrong.first.map { "\(dates[$0].timeIntervalSince1970): \(minutes[$0]) != \(expected[$0])" } ?? "")"
+        )
+      }
+    }
   }
 }
 
@@ -126,6 +173,7 @@ struct MoodEntriesFlowTests {
     try await openList()
     try host.send(.select("entry", ["2026-03-01T08:00"]))
     try host.send(.tap("edit"))
+    await host.settle()  // the whole entry is read
     #expect(host.screenID == "mood.edit")
     #expect(host.screen?.element("score")?.value == .number(7))
     #expect(host.screen?.element("labels")?.value == .list(["happy", "peaceful"]))
@@ -147,6 +195,7 @@ struct MoodEntriesFlowTests {
     try await openList()
     try host.send(.select("entry", ["2026-03-01T08:00"]))
     try host.send(.tap("edit"))
+    await host.settle()  // the whole entry is read
     try host.send(.set("score", 3))
     try host.send(.select("labels", ["frustrated", "proud"]))
     try host.send(.select("associations", ["work", "weather"]))
@@ -316,6 +365,7 @@ struct MoodEntriesFlowTests {
     try await openList()
     try host.send(.select("entry", ["2026-03-02T08:00"]))
     try host.send(.tap("edit"))
+    await host.settle()  // the whole entry is read
     do {
       try host.send(.enter("notes", long))
       Issue.record("text past the limit was accepted")
@@ -333,6 +383,7 @@ struct MoodEntriesFlowTests {
     try await openList()
     try host.send(.select("entry", ["2026-03-02T08:00"]))
     try host.send(.tap("edit"))
+    await host.settle()  // the whole entry is read
     try host.send(.set("score", 9))
     struct DiskFull: Error {}
     repository.failNextSave.withLock { $0 = DiskFull() }

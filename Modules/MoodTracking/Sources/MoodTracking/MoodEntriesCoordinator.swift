@@ -78,7 +78,7 @@ public final class MoodEntriesCoordinator: FlowCoordinator<MoodEntriesSummary> {
     let rangeOptions = MoodHistoryRange.options.map {
       ChoiceOption(id: $0.id, label: text.rangeLabels[$0.id] ?? $0.id)
     }
-    let entryOptions = (listings ?? []).map { ChoiceOption(id: $0.id, label: label(of: $0.entry)) }
+    let entryOptions = (listings ?? []).map { ChoiceOption(id: $0.id, label: label(of: $0)) }
     let chosen = selected != nil && !isBusy
     let message: String =
       if let loadError { loadError } else if let listings {
@@ -128,7 +128,7 @@ public final class MoodEntriesCoordinator: FlowCoordinator<MoodEntriesSummary> {
     let text = MoodEntriesText.self
     switch alert {
     case .confirmDelete(let listingID):
-      let entry = listings?.first { $0.id == listingID }.map { label(of: $0.entry) } ?? listingID
+      let entry = listings?.first { $0.id == listingID }.map(label(of:)) ?? listingID
       return Alert(
         id: Self.confirmDeleteAlertID, title: text.confirmDeleteTitle,
         message: text.confirmDeleteMessage(entry),
@@ -157,10 +157,10 @@ public final class MoodEntriesCoordinator: FlowCoordinator<MoodEntriesSummary> {
     return (String(minute.prefix(10)), String(minute.suffix(5)))
   }
 
-  private func label(of entry: MoodEntry) -> String {
-    let (day, time) = dayAndTime(entry.date)
-    return MoodEntriesText.entryLabel(
-      day: day, time: time, score: entry.score, emotion: entry.emotion?.displayName)
+  private func label(of listing: MoodEntryListing) -> String {
+    MoodEntriesText.entryLabel(
+      day: String(listing.day), time: String(listing.time), score: listing.entry.score,
+      emotion: listing.entry.emotion?.displayName)
   }
 
   public override func handle(_ action: UserAction) throws(ActionError) {
@@ -179,13 +179,8 @@ public final class MoodEntriesCoordinator: FlowCoordinator<MoodEntriesSummary> {
     case .select("entry", let chosen):
       selectedID = chosen.first
     case .tap("edit"):
-      guard let selected else { return }
-      draft = Draft(
-        entryID: selected.entry.id, listingID: selected.id, date: selected.entry.date,
-        score: selected.entry.score,
-        labels: selected.entry.labels.map(\.rawValue),
-        associations: selected.entry.associations.map(\.rawValue),
-        notes: selected.entry.notes ?? "")
+      guard let selected, !isBusy else { return }
+      edit(selected)
     case .tap("delete"):
       guard let selected else { return }
       alert = .confirmDelete(listingID: selected.id)
@@ -218,6 +213,26 @@ public final class MoodEntriesCoordinator: FlowCoordinator<MoodEntriesSummary> {
     case .tap("save"): save()
     case .back: draft = nil
     default: break
+    }
+  }
+
+  /// Reads the whole entry (the list holds what it shows) and opens `mood.edit` on it.
+  private func edit(_ listing: MoodEntryListing) {
+    isBusy = true
+    let entries = entries
+    work.run { [weak self] in
+      do {
+        let entry = try await entries.entry(listing.entry.id)
+        guard let self else { return }
+        self.isBusy = false
+        self.draft = Draft(
+          entryID: entry.id, listingID: listing.id, date: entry.date, score: entry.score,
+          labels: entry.labels.map(\.rawValue), associations: entry.associations.map(\.rawValue),
+          notes: entry.notes ?? "")
+      } catch {
+        self?.isBusy = false
+        self?.alert = .error((error as? MoodError)?.message ?? "\(error)")
+      }
     }
   }
 

@@ -22,47 +22,6 @@ public struct MoodEntryEdit: Sendable, Hashable {
   }
 }
 
-/// One row of the entries list: the entry and its option id, the local date-time
-/// `YYYY-MM-DDTHH:MM`, with `-2`, `-3`… for later entries of the same minute.
-public struct MoodEntryListing: Sendable, Hashable, Identifiable {
-  public var id: String
-  public var entry: MoodEntry
-
-  public init(id: String, entry: MoodEntry) {
-    self.id = id
-    self.entry = entry
-  }
-
-  /// The listing of `entries` (ascending by date, then save order, as the repository
-  /// reads them), newest first. Within a minute, entries are numbered by date, then by
-  /// when they were created, then in the order given: an edit keeps date and creation
-  /// time, so it does not renumber them (only entries saved at the very same instant,
-  /// which a script's still clock can make, fall back to the save order).
-  public static func newestFirst(_ entries: [MoodEntry], in calendar: Calendar) -> [MoodEntryListing] {
-    let ascending = entries.enumerated().sorted {
-      ($0.element.date, $0.element.createdAt, $0.offset) < ($1.element.date, $1.element.createdAt, $1.offset)
-    }.map(\.element)
-    var listings: [MoodEntryListing] = []
-    listings.reserveCapacity(ascending.count)
-    var seen: [String: Int] = [:]
-    for entry in ascending {
-      let minute = localMinute(entry.date, in: calendar)
-      let number = (seen[minute] ?? 0) + 1
-      seen[minute] = number
-      listings.append(MoodEntryListing(id: number == 1 ? minute : "\(minute)-\(number)", entry: entry))
-    }
-    return listings.reversed()
-  }
-
-  /// `YYYY-MM-DDTHH:MM` in the calendar's time zone.
-  public static func localMinute(_ date: Date, in calendar: Calendar) -> String {
-    let parts = calendar.dateComponents([.hour, .minute], from: date)
-    return "\(MoodDay(date, in: calendar))T\(twoDigits(parts.hour ?? 0)):\(twoDigits(parts.minute ?? 0))"
-  }
-
-  static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-}
-
 /// Lists, edits and deletes the signed-in user's saved moods. An edit keeps the entry's
 /// date and kind, recomputes the valence, updates the health sample and queues the new
 /// state (the outbox coalesces it with any unsent change); a delete removes the entry
@@ -89,8 +48,17 @@ public struct MoodEntriesUseCase: Sendable {
   public func listings(in range: MoodHistoryRange) async throws(MoodError) -> [MoodEntryListing] {
     let userID = try signedInUser()
     let interval = try range.interval(today: MoodDay(clock.now, in: clock.calendar), in: clock.calendar)
-    let entries = try await storage { try await repository.entries(userID: userID, in: interval) }
+    let entries = try await storage { try await repository.summaries(userID: userID, in: interval) }
     return MoodEntryListing.newestFirst(entries, in: clock.calendar)
+  }
+
+  /// The whole entry behind a listing, as it is now: what `mood.edit` starts from.
+  public func entry(_ id: UUID) async throws(MoodError) -> MoodEntry {
+    let userID = try signedInUser()
+    guard let entry = try await storage({ try await repository.entry(id: id, userID: userID) }) else {
+      throw .entryNotFound(id)
+    }
+    return entry
   }
 
   /// Checks an edit as a save would (SPEC data rules), without writing.

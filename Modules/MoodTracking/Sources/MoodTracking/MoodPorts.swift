@@ -19,6 +19,8 @@ public protocol MoodRepository: Sendable {
   func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry]
   /// Entries with `interval.start <= date < interval.end`, ascending by date, then save order.
   func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry]
+  /// What the entries list shows of `entries(userID:in:)`, in the same order.
+  func summaries(userID: String, in interval: DateInterval) async throws -> [MoodEntrySummary]
   /// Count, average, highest, lowest and latest for the interval, and the streak ending
   /// `today` or the day before.
   func statistics(userID: String, in interval: DateInterval, today: MoodDay) async throws -> MoodStatistics
@@ -47,6 +49,11 @@ extension MoodRepository {
     let entries = try await entries(userID: userID, in: interval)
     let statistics = try await statistics(userID: userID, in: interval, today: today)
     return MoodHistory(entries: entries, statistics: statistics)
+  }
+
+  /// The whole entries, summed up, for stores where reading less costs no less.
+  public func summaries(userID: String, in interval: DateInterval) async throws -> [MoodEntrySummary] {
+    try await entries(userID: userID, in: interval).map(MoodEntrySummary.init)
   }
 
   public func dailyMood(userID: String, day: MoodDay) async throws -> MoodEntry? {

@@ -46,6 +46,17 @@ struct MoodRowDecoder {
       syncStatus: Self.bytes(statement, 13) { Self.statuses.value(for: $0) } ?? .pending)
   }
 
+  /// The columns `id, date, created_at, score, labels`; the emotion is the first label
+  /// this version knows, as `MoodEntry.emotion` is.
+  mutating func summary(_ statement: SQLiteStatement) -> MoodEntrySummary {
+    MoodEntrySummary(
+      id: Self.bytes(statement, 0) { Self.uuid($0) } ?? UUID(uuidString: Self.string(statement, 0)) ?? UUID(),
+      date: Date(timeIntervalSince1970: sqlite3_column_double(statement, 1)),
+      createdAt: Date(timeIntervalSince1970: sqlite3_column_double(statement, 2)),
+      score: Int(sqlite3_column_int64(statement, 3)),
+      emotion: Self.bytes(statement, 4) { labelLists.values(for: $0).first } ?? nil)
+  }
+
   // MARK: Columns
 
   /// The column's text bytes (valid until the statement moves on), or nil for NULL.

@@ -19,7 +19,7 @@ enum SchemaBaseline {
   static let migrations = [
     "v1_progressEntries", "v2_moodEntries", "v3_healthSamplesOwed", "v4_moodEntryDeletions", "keyValues",
     "journalEntries", "journalEntriesFinished", "moodEntriesByBackendID", "outboxWithoutSyncedRows",
-    "moodEntriesWithoutChildTables",
+    "moodEntriesWithoutChildTables", "moodEntriesListedFromIndex",
   ]
 
   /// Whether `freshDatabase(migrator:)` answers `migrator` from the baseline.
@@ -71,7 +71,6 @@ enum SchemaBaseline {
       save_seq INTEGER NOT NULL,
       legacy_id TEXT
     );
-    CREATE INDEX mood_entries_by_user_date ON mood_entries(user_id, date, save_seq, score);
     CREATE UNIQUE INDEX mood_entries_one_daily_mood ON mood_entries(user_id, day)
       WHERE kind = 'dailyMood';
     CREATE UNIQUE INDEX mood_entries_by_legacy_id ON mood_entries(legacy_id)
@@ -165,6 +164,8 @@ enum SchemaBaseline {
     CREATE INDEX journal_entries_by_user ON journal_entries(user_id, created_at, save_order);
     CREATE INDEX mood_entries_by_backend_id ON mood_entries(user_id, backend_id)
       WHERE backend_id IS NOT NULL;
+    CREATE INDEX mood_entries_by_user_date
+      ON mood_entries(user_id, date, save_seq, score, created_at, id, labels);
     INSERT INTO grdb_migrations VALUES ('v1_progressEntries');
     INSERT INTO grdb_migrations VALUES ('v2_moodEntries');
     INSERT INTO grdb_migrations VALUES ('v3_healthSamplesOwed');
@@ -175,6 +176,7 @@ enum SchemaBaseline {
     INSERT INTO grdb_migrations VALUES ('moodEntriesByBackendID');
     INSERT INTO grdb_migrations VALUES ('outboxWithoutSyncedRows');
     INSERT INTO grdb_migrations VALUES ('moodEntriesWithoutChildTables');
+    INSERT INTO grdb_migrations VALUES ('moodEntriesListedFromIndex');
     INSERT INTO mood_save_sequence VALUES (1, 0);
     """#
 }
