@@ -86,7 +86,7 @@ struct KeyValueStoreTests {
       Set(applied) == [
         "v1_progressEntries", "v2_moodEntries", "v3_healthSamplesOwed", "keyValues", "journalEntries",
         "journalEntriesFinished", "moodEntriesByBackendID", "outboxWithoutSyncedRows",
-        "v4_moodEntryDeletions", "moodEntriesWithoutChildTables", "moodEntriesListedFromIndex",
+        "v4_moodEntryDeletions", "moodEntriesWithoutChildTables", "moodEntriesListedFromIndex", "moodHours",
       ])
     try SQLiteKeyValueStore(database: first, userID: "alice").set("kept", forKey: "k")
 

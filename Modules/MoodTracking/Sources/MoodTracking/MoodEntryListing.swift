@@ -47,9 +47,16 @@ public struct MoodEntryListing: Sendable, Hashable, Identifiable {
   /// time, so it does not renumber them (only entries saved at the very same instant,
   /// which a script's still clock can make, fall back to the save order).
   public static func newestFirst(_ entries: [MoodEntrySummary], in calendar: Calendar) -> [MoodEntryListing] {
-    let ascending = entries.enumerated().sorted {
-      ($0.element.date, $0.element.createdAt, $0.offset) < ($1.element.date, $1.element.createdAt, $1.offset)
-    }.map(\.element)
+    func before(_ a: (offset: Int, element: MoodEntrySummary), _ b: (offset: Int, element: MoodEntrySummary))
+      -> Bool
+    {
+      (a.element.date, a.element.createdAt, a.offset) < (b.element.date, b.element.createdAt, b.offset)
+    }
+    // A store's order is nearly always this order already; sorting is for the ties.
+    let inOrder = zip(entries, entries.dropFirst()).allSatisfy { a, b in
+      (a.date, a.createdAt) <= (b.date, b.createdAt)
+    }
+    let ascending = inOrder ? entries : entries.enumerated().sorted(by: before).map(\.element)
     var minutes = LocalMinutes(calendar)
     var listings: [MoodEntryListing] = []
     listings.reserveCapacity(ascending.count)
@@ -62,7 +69,8 @@ public struct MoodEntryListing: Sendable, Hashable, Identifiable {
       previous = minute
       listings.append(MoodEntryListing(id: number == 1 ? minute : "\(minute)-\(number)", entry: entry))
     }
-    return listings.reversed()
+    listings.reverse()
+    return listings
   }
 
   /// `YYYY-MM-DDTHH:MM` in the calendar's time zone.

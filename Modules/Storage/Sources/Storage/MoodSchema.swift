@@ -109,9 +109,78 @@ public enum MoodSchema {
             ON mood_entries(user_id, date, save_seq, score, created_at, id, labels);
           """)
     }
+    migrator.registerMigration(moodHoursMigration) { db in
+      // Each user's count, score total, lowest and highest per hour, kept by triggers, so
+      // a range's statistics read one row an hour (and the entries of the part-hours at
+      // its ends) instead of every entry: a month of a user who logs 270 moods a day
+      // is 720 rows instead of 8,190.
+      try db.execute(
+        sql: """
+          CREATE TABLE mood_hours (
+            user_id TEXT NOT NULL,
+            hour INTEGER NOT NULL,
+            entries INTEGER NOT NULL,
+            total INTEGER NOT NULL,
+            lowest INTEGER NOT NULL,
+            highest INTEGER NOT NULL,
+            PRIMARY KEY (user_id, hour)
+          ) WITHOUT ROWID;
+          INSERT INTO mood_hours (user_id, hour, entries, total, lowest, highest)
+            SELECT user_id, \(hour(of: "date")) AS hour, count(*), sum(score), min(score), max(score)
+            FROM mood_entries GROUP BY user_id, hour;
+          CREATE TRIGGER mood_hours_after_insert AFTER INSERT ON mood_entries BEGIN
+            \(hourFigures(adding: "NEW"))
+          END;
+          CREATE TRIGGER mood_hours_after_delete AFTER DELETE ON mood_entries BEGIN
+            \(hourFigures(removing: "OLD"))
+          END;
+          CREATE TRIGGER mood_hours_after_change AFTER UPDATE OF user_id, date, score ON mood_entries
+            WHEN OLD.user_id IS NOT NEW.user_id OR OLD.date IS NOT NEW.date OR OLD.score IS NOT NEW.score
+          BEGIN
+            \(hourFigures(removing: "OLD"))
+            \(hourFigures(adding: "NEW"))
+          END;
+          """)
+    }
   }
 
   public static let moodEntriesListedFromIndexMigration = "moodEntriesListedFromIndex"
+  public static let moodHoursMigration = "moodHours"
+
+  /// The hour (of UTC, from 1970) an entry's `date` falls in, exactly: the division's
+  /// truncation is corrected by comparing whole multiples of 3,600 with the date, so a
+  /// date a hair before an hour's start is never counted in that hour.
+  static func hour(of date: String) -> String {
+    let truncated = "CAST(\(date) / 3600 AS INTEGER)"
+    return "(\(truncated) - (\(truncated) * 3600 > \(date)) + ((\(truncated) + 1) * 3600 <= \(date)))"
+  }
+
+  /// Statements that take entry `row` (`NEW` or `OLD`) into its hour's figures or out of them.
+  static func hourFigures(adding row: String) -> String {
+    """
+    INSERT INTO mood_hours (user_id, hour, entries, total, lowest, highest)
+      VALUES (\(row).user_id, \(hour(of: "\(row).date")), 1, \(row).score, \(row).score, \(row).score)
+      ON CONFLICT (user_id, hour) DO UPDATE SET entries = entries + 1, total = total + excluded.total,
+        lowest = min(lowest, excluded.lowest), highest = max(highest, excluded.highest);
+    """
+  }
+
+  /// Takes `row` out after it left `mood_entries` (or moved): the lowest and highest are
+  /// read again from the hour's remaining entries, and an hour left empty goes.
+  static func hourFigures(removing row: String) -> String {
+    let hour = hour(of: "\(row).date")
+    let entries = """
+      FROM mood_entries WHERE user_id = \(row).user_id
+          AND date >= \(hour) * 3600 AND date < (\(hour) + 1) * 3600
+      """
+    return """
+      UPDATE mood_hours SET entries = entries - 1, total = total - \(row).score,
+          lowest = coalesce((SELECT min(score) \(entries)), 0),
+          highest = coalesce((SELECT max(score) \(entries)), 0)
+        WHERE user_id = \(row).user_id AND hour = \(hour);
+      DELETE FROM mood_hours WHERE user_id = \(row).user_id AND hour = \(hour) AND entries <= 0;
+      """
+  }
 
   private static func createMoodTables(_ db: Database) throws {
     try db.execute(

@@ -135,12 +135,7 @@ public final class SQLiteMoodRepository: MoodRepository {
       userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970,
     ]
     return try await writer.reading { db in
-      let aggregates = try Row.fetchOne(
-        db.cachedStatement(
-          sql: """
-            SELECT COUNT(*), AVG(score), MAX(score), MIN(score) FROM mood_entries
-            WHERE user_id = ? AND date >= ? AND date < ?
-            """), arguments: bounds)!
+      let figures = try Self.figures(db, userID: userID, in: interval)
       let latest = try MoodRows.fetchOne(
         db, userID: userID,
         sql: """
@@ -149,7 +144,9 @@ public final class SQLiteMoodRepository: MoodRepository {
           ORDER BY date DESC, save_seq DESC LIMIT 1
           """, arguments: bounds)
       return MoodStatistics(
-        count: aggregates[0], average: aggregates[1], highest: aggregates[2], lowest: aggregates[3],
+        count: figures.entries,
+        average: figures.entries == 0 ? nil : Double(figures.total) / Double(figures.entries),
+        highest: figures.highest, lowest: figures.lowest,
         latest: latest, streak: try Self.streak(db, userID: userID, today: today))
     }
   }
@@ -275,6 +272,33 @@ public final class SQLiteMoodRepository: MoodRepository {
     }
   }
 
+  /// Count, score total, lowest and highest of the entries in `interval`: the whole hours
+  /// inside it from `mood_hours`, the part-hours at its ends from the entries.
+  static func figures(_ db: Database, userID: String, in interval: DateInterval) throws -> HourFigures {
+    let start = interval.start.timeIntervalSince1970
+    let end = interval.end.timeIntervalSince1970
+    var figures = HourFigures()
+    let rows = try db.cachedStatement(
+      sql: """
+        SELECT count(*), sum(score), min(score), max(score) FROM mood_entries
+        WHERE user_id = ? AND date >= ? AND date < ?
+        """)
+    guard let hours = HourFigures.wholeHours(from: start, to: end) else {
+      try figures.add(Row.fetchOne(rows, arguments: [userID, start, end])!)
+      return figures
+    }
+    try figures.add(
+      Row.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT sum(entries), sum(total), min(lowest), max(highest) FROM mood_hours
+            WHERE user_id = ? AND hour >= ? AND hour < ?
+            """), arguments: [userID, hours.lowerBound, hours.upperBound])!)
+    try figures.add(Row.fetchOne(rows, arguments: [userID, start, Double(hours.lowerBound) * 3_600])!)
+    try figures.add(Row.fetchOne(rows, arguments: [userID, Double(hours.upperBound) * 3_600, end])!)
+    return figures
+  }
+
   /// Walks the user's days newest first and stops at the first gap, so a short streak
   /// reads a few rows; the anchor is today, or yesterday when today has no entry yet.
   /// A long streak is thousands of rows, so each day is read from SQLite's column in
@@ -296,5 +320,38 @@ public final class SQLiteMoodRepository: MoodRepository {
       expected -= 1
     }
     return streak
+  }
+}
+
+/// A range's count, score total, lowest and highest, summed from parts.
+struct HourFigures: Equatable {
+  var entries = 0
+  var total = 0
+  var lowest: Int?
+  var highest: Int?
+
+  /// Adds a row of `count, sum, min, max` (NULLs when the part holds no entry).
+  mutating func add(_ row: Row) {
+    let count: Int = row[0] ?? 0
+    guard count > 0 else { return }
+    entries += count
+    total += row[1] ?? 0
+    let low: Int? = row[2]
+    let high: Int? = row[3]
+    if let low { lowest = min(lowest ?? low, low) }
+    if let high { highest = max(highest ?? high, high) }
+  }
+
+  /// The hours wholly inside `start..<end` (seconds since 1970), whose figures
+  /// `mood_hours` holds; nil when there is none. Hour `h` is `h * 3600 ..< (h + 1) * 3600`.
+  static func wholeHours(from start: Double, to end: Double) -> Range<Int>? {
+    guard start.isFinite, end.isFinite, abs(start) < 1e15, abs(end) < 1e15 else { return nil }
+    var first = Int((start / 3_600).rounded(.up))
+    if Double(first - 1) * 3_600 >= start { first -= 1 }
+    if Double(first) * 3_600 < start { first += 1 }
+    var last = Int((end / 3_600).rounded(.down))
+    if Double(last + 1) * 3_600 <= end { last += 1 }
+    if Double(last) * 3_600 > end { last -= 1 }
+    return first < last ? first..<last : nil
   }
 }

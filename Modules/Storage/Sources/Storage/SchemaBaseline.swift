@@ -19,7 +19,7 @@ enum SchemaBaseline {
   static let migrations = [
     "v1_progressEntries", "v2_moodEntries", "v3_healthSamplesOwed", "v4_moodEntryDeletions", "keyValues",
     "journalEntries", "journalEntriesFinished", "moodEntriesByBackendID", "outboxWithoutSyncedRows",
-    "moodEntriesWithoutChildTables", "moodEntriesListedFromIndex",
+    "moodEntriesWithoutChildTables", "moodEntriesListedFromIndex", "moodHours",
   ]
 
   /// Whether `freshDatabase(migrator:)` answers `migrator` from the baseline.
@@ -166,6 +166,45 @@ enum SchemaBaseline {
       WHERE backend_id IS NOT NULL;
     CREATE INDEX mood_entries_by_user_date
       ON mood_entries(user_id, date, save_seq, score, created_at, id, labels);
+    CREATE TABLE mood_hours (
+      user_id TEXT NOT NULL,
+      hour INTEGER NOT NULL,
+      entries INTEGER NOT NULL,
+      total INTEGER NOT NULL,
+      lowest INTEGER NOT NULL,
+      highest INTEGER NOT NULL,
+      PRIMARY KEY (user_id, hour)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER mood_hours_after_insert AFTER INSERT ON mood_entries BEGIN
+      INSERT INTO mood_hours (user_id, hour, entries, total, lowest, highest)
+      VALUES (NEW.user_id, (CAST(NEW.date / 3600 AS INTEGER) - (CAST(NEW.date / 3600 AS INTEGER) * 3600 > NEW.date) + ((CAST(NEW.date / 3600 AS INTEGER) + 1) * 3600 <= NEW.date)), 1, NEW.score, NEW.score, NEW.score)
+      ON CONFLICT (user_id, hour) DO UPDATE SET entries = entries + 1, total = total + excluded.total,
+        lowest = min(lowest, excluded.lowest), highest = max(highest, excluded.highest);
+    END;
+    CREATE TRIGGER mood_hours_after_delete AFTER DELETE ON mood_entries BEGIN
+      UPDATE mood_hours SET entries = entries - 1, total = total - OLD.score,
+        lowest = coalesce((SELECT min(score) FROM mood_entries WHERE user_id = OLD.user_id
+        AND date >= (CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) * 3600 AND date < ((CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) + 1) * 3600), 0),
+        highest = coalesce((SELECT max(score) FROM mood_entries WHERE user_id = OLD.user_id
+        AND date >= (CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) * 3600 AND date < ((CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) + 1) * 3600), 0)
+      WHERE user_id = OLD.user_id AND hour = (CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date));
+    DELETE FROM mood_hours WHERE user_id = OLD.user_id AND hour = (CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) AND entries <= 0;
+    END;
+    CREATE TRIGGER mood_hours_after_change AFTER UPDATE OF user_id, date, score ON mood_entries
+      WHEN OLD.user_id IS NOT NEW.user_id OR OLD.date IS NOT NEW.date OR OLD.score IS NOT NEW.score
+    BEGIN
+      UPDATE mood_hours SET entries = entries - 1, total = total - OLD.score,
+        lowest = coalesce((SELECT min(score) FROM mood_entries WHERE user_id = OLD.user_id
+        AND date >= (CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) * 3600 AND date < ((CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) + 1) * 3600), 0),
+        highest = coalesce((SELECT max(score) FROM mood_entries WHERE user_id = OLD.user_id
+        AND date >= (CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) * 3600 AND date < ((CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) + 1) * 3600), 0)
+      WHERE user_id = OLD.user_id AND hour = (CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date));
+    DELETE FROM mood_hours WHERE user_id = OLD.user_id AND hour = (CAST(OLD.date / 3600 AS INTEGER) - (CAST(OLD.date / 3600 AS INTEGER) * 3600 > OLD.date) + ((CAST(OLD.date / 3600 AS INTEGER) + 1) * 3600 <= OLD.date)) AND entries <= 0;
+      INSERT INTO mood_hours (user_id, hour, entries, total, lowest, highest)
+      VALUES (NEW.user_id, (CAST(NEW.date / 3600 AS INTEGER) - (CAST(NEW.date / 3600 AS INTEGER) * 3600 > NEW.date) + ((CAST(NEW.date / 3600 AS INTEGER) + 1) * 3600 <= NEW.date)), 1, NEW.score, NEW.score, NEW.score)
+      ON CONFLICT (user_id, hour) DO UPDATE SET entries = entries + 1, total = total + excluded.total,
+        lowest = min(lowest, excluded.lowest), highest = max(highest, excluded.highest);
+    END;
     INSERT INTO grdb_migrations VALUES ('v1_progressEntries');
     INSERT INTO grdb_migrations VALUES ('v2_moodEntries');
     INSERT INTO grdb_migrations VALUES ('v3_healthSamplesOwed');
@@ -177,6 +216,7 @@ enum SchemaBaseline {
     INSERT INTO grdb_migrations VALUES ('outboxWithoutSyncedRows');
     INSERT INTO grdb_migrations VALUES ('moodEntriesWithoutChildTables');
     INSERT INTO grdb_migrations VALUES ('moodEntriesListedFromIndex');
+    INSERT INTO grdb_migrations VALUES ('moodHours');
     INSERT INTO mood_save_sequence VALUES (1, 0);
     """#
 }
