@@ -150,7 +150,7 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
-    .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
+    .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
     .testTarget(name: "FlowHTMLTests", dependencies: ["FlowHTML", "FlowKit"]),
     .testTarget(
       name: "FlowKitTestingTests", dependencies: ["FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking"]),
@@ -158,13 +158,14 @@ let package = Package(
     .testTarget(
       name: "StorageTests",
       dependencies: [
-        "Storage", "MoodTracking", "Journal", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
+        "Storage", "MoodTracking", "Journal", "FlowKit", "FlowKitTesting",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]
     ),
     .testTarget(
       name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
-    .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit"]),
+    .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit", "FlowKitTesting"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit", "FlowKitTesting"]),
     .testTarget(
@@ -178,8 +179,9 @@ let package = Package(
     .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
-        "WellflowCore", "WellflowComposition", "FlowKit", "Experiments", "ProgressBackend", "FlowHTML",
-        "Sync", "Reminders", "wellflow-http", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+        "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
+        "FlowHTML", "Sync", "Reminders", "wellflow-http", "Storage",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "SyncTests",

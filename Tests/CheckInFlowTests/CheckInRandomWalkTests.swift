@@ -1,20 +1,9 @@
 import CheckInFlow
 import FlowKit
+import FlowKitTesting
 import Foundation
 import MoodTracking
 import Testing
-
-/// A small seeded generator, so a failing walk can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 @MainActor
 struct CheckInRandomWalkTests {
@@ -47,7 +36,7 @@ struct CheckInRandomWalkTests {
 
   @Test(arguments: ["full", "quick"])
   func randomWalksEndOnceAndReleaseTheCoordinator(variant: String) async throws {
-    var random = SplitMix64(state: variant == "full" ? 1 : 2)
+    var random = SplitMix64(seed: variant == "full" ? 1 : 2)
     var outcomes: [String: Int] = [:]
     for walk in 0..<300 {
       let world = World()

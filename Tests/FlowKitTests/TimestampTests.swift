@@ -1,4 +1,5 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ struct TimestampTests {
       "2024-12-31T23:59:59Z", "2026-03-02T07:00:04Z", "1900-02-28T23:59:59Z", "9999-12-31T23:59:59Z",
       "0001-01-01T00:00:00Z",
     ].map { try Date($0, strategy: Self.foundation) }
-    var generator = SystemRandomNumberGenerator()
+    var generator = SplitMix64(seed: 1)
     for _ in 0..<20_000 {
       dates.append(
         Date(timeIntervalSince1970: Double.random(in: -2_208_988_800...7_258_118_400, using: &generator)))

@@ -1,4 +1,5 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import Testing
 
@@ -50,7 +51,7 @@ struct MoodEntryListingTests {
       "UTC", "Europe/Berlin", "America/New_York", "America/St_Johns", "Asia/Kathmandu", "Pacific/Apia",
       "Europe/Moscow", "Australia/Lord_Howe", "Pacific/Chatham", "America/Sao_Paulo", "Africa/Casablanca",
     ]
-    var generator = SystemRandomNumberGenerator()
+    var generator = SplitMix64(seed: 11)
     for identifier in zones {
       var calendar = Calendar(identifier: .gregorian)
       calendar.timeZone = TimeZone(identifier: identifier)!
@@ -66,7 +67,7 @@ struct MoodEntryListingTests {
         transition = calendar.timeZone.nextDaylightSavingTimeTransition(after: moment)
       }
       dates += (0..<2_000).map { _ in
-        Date(timeIntervalSince1970: .random(in: -11_676_096_000..<253_402_128_000))
+        Date(timeIntervalSince1970: .random(in: -11_676_096_000..<253_402_128_000, using: &generator))
       }
       let expected = dates.map { LocalMinutes.asked($0, calendar) }
       var minutes = [String]()

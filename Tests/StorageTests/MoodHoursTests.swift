@@ -1,4 +1,5 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import GRDB
 import MoodTracking
@@ -11,18 +12,6 @@ import Testing
 /// statistics of any range what its entries say.
 @Suite("Mood statistics by the hour")
 struct MoodHoursTests {
-  /// Deterministic, so a failure repeats (SplitMix64).
-  struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   static let utc: Calendar = {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "UTC")!
@@ -31,7 +20,7 @@ struct MoodHoursTests {
 
   /// Moments that test the hour arithmetic: on an hour, a hair either side of one,
   /// before 1970, and anywhere in a few days.
-  static func moment(_ random: inout Seeded) -> Double {
+  static func moment(_ random: inout SplitMix64) -> Double {
     let hour = Double(Int.random(in: -30...90, using: &random)) * 3_600
     switch Int.random(in: 0..<6, using: &random) {
     case 0: return hour
@@ -81,7 +70,7 @@ struct MoodHoursTests {
 
   @Test(arguments: [1, 2, 3, 4])
   func hoursAndStatisticsAreWhatTheEntriesSay(seed: UInt64) async throws {
-    var random = Seeded(state: seed)
+    var random = SplitMix64(seed: seed)
     let queue = try migratedQueue()
     let repository = SQLiteMoodRepository(writer: queue)
     let users = ["alice", "bob"]
@@ -154,7 +143,7 @@ struct MoodHoursTests {
     let queue = try DatabaseQueue()
     try migrator.migrate(queue, upTo: MoodSchema.moodEntriesListedFromIndexMigration)
     let repository = SQLiteMoodRepository(writer: queue)
-    var random = Seeded(state: 9)
+    var random = SplitMix64(seed: 9)
     for _ in 0..<200 {
       let entry = try Self.entry(
         UUID(), user: ["alice", "bob"].randomElement(using: &random)!, at: Self.moment(&random),

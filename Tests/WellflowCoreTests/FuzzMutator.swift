@@ -1,21 +1,10 @@
+import FlowKitTesting
 import Foundation
 
-/// SplitMix64: a tiny, fast PRNG whose sequence depends on the seed alone, so a fuzz run
-/// gives the same mutants on every machine and toolchain (`Int.random(in:using:)` is not
-/// guaranteed to, so `below(_:)` is our own).
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
+/// A fuzz run gives the same mutants on every machine and toolchain: SplitMix64's
+/// sequence depends on the seed alone, and `Int.random(in:using:)` is not guaranteed to,
+/// so `below(_:)` is our own.
+extension SplitMix64 {
   /// A number in 0..<bound (bound > 0), by multiply-high (bias below 2⁻³² for our bounds).
   mutating func below(_ bound: Int) -> Int {
     precondition(bound > 0)
