@@ -351,6 +351,24 @@ struct MoodEntriesFlowTests {
         == "this mood entry no longer exists (it was deleted); pick another entry")
   }
 
+  /// The list holds what it shows; `edit` reads the whole entry, which may be gone.
+  @Test func editingAnEntryDeletedSinceTheListWasReadSaysSoAndDropsItFromTheList() async throws {
+    let gone = try await log(6, at: "2026-03-02T08:00")
+    try await log(4, at: "2026-03-01T08:00")
+    try await openList()
+    try host.send(.select("entry", ["2026-03-02T08:00"]))
+    try await host.environment.moodEntries.delete(gone.id)
+    try host.send(.tap("edit"))
+    #expect(host.screen?.element("edit")?.isEnabled == false, "disabled while the entry is read")
+    await host.settle()
+    #expect(host.screenID == "mood.entries")
+    #expect(host.screen?.alert?.id == "mood.error")
+    #expect(host.screen?.alert?.message == MoodError.entryNotFound(gone.id).message)
+    try host.send(.tap("ok"))
+    #expect(options("entry").map(\.id) == ["2026-03-01T08:00"])
+    #expect(host.screen?.element("entry")?.value == ElementValue.none)
+  }
+
   @Test func anEditIsValidatedAsASave() async throws {
     let saved = try await log(6, at: "2026-03-02T08:00")
     let entries = host.environment.moodEntries

@@ -230,8 +230,11 @@ public final class MoodEntriesCoordinator: FlowCoordinator<MoodEntriesSummary> {
           labels: entry.labels.map(\.rawValue), associations: entry.associations.map(\.rawValue),
           notes: entry.notes ?? "")
       } catch {
-        self?.isBusy = false
-        self?.alert = .error((error as? MoodError)?.message ?? "\(error)")
+        guard let self else { return }
+        self.isBusy = false
+        self.alert = .error((error as? MoodError)?.message ?? "\(error)")
+        // Deleted since the list was read: the list is read again, without it.
+        if case .entryNotFound = error as? MoodError { self.load() }
       }
     }
   }

@@ -3,8 +3,9 @@ import GRDB
 import GRDBSQLite
 import MoodTracking
 
-/// Mood entries in SQLite. Reads use the (user, date) covering index; statistics are
-/// SQL aggregates; the streak reads the per-day table the triggers keep.
+/// Mood entries in SQLite. Range reads use the (user, date) index, which alone answers
+/// the entries list; statistics add up the hourly figures the triggers keep
+/// (`mood_hours`), and the streak reads the per-day table they keep.
 public final class SQLiteMoodRepository: MoodRepository {
   private let writer: any DatabaseWriter
 
