@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 /// A calendar day in the user's time zone; `description` is its ISO form `YYYY-MM-DD`,
@@ -83,18 +84,10 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
     return era * 146_097 + dayOfEra - 719_468
   }
 
-  /// The day `dayNumber` days after 1970-01-01, by Howard Hinnant's `civil_from_days`
-  /// (the inverse of `dayNumber`).
+  /// The day `dayNumber` days after 1970-01-01 (the inverse of `dayNumber`).
   public init(dayNumber: Int) {
-    let z = dayNumber + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
+    let (year, month, day) = Timestamp.civilDate(daysSince1970: dayNumber)
+    self.init(year: year, month: month, day: day)
   }
 
   /// Whole days from this day to `other` (negative when `other` is earlier).
