@@ -193,3 +193,10 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Async functions that are not isolated run on their caller's actor (SE-0461), instead of
+// hopping to the global executor and back at every call.
+for target in package.targets {
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+}
