@@ -105,7 +105,7 @@ public struct MoodSyncPayload: Sendable, Hashable, Codable {
     loggedAt = Timestamp.string(from: entry.date)
     notes = entry.notes
     entryID = entry.id.uuidString
-    updatedAt = entry.updatedAt.formatted(.iso8601)
+    updatedAt = Timestamp.string(from: entry.updatedAt)
   }
 
   public func json() -> String {
