@@ -71,9 +71,7 @@ public struct MoodEntriesUseCase: Sendable {
   public func update(_ id: UUID, with edit: MoodEntryEdit) async throws(MoodError) -> SaveMoodResult {
     let userID = try signedInUser()
     try validate(edit)
-    guard var entry = try await storage({ try await repository.entry(id: id, userID: userID) }) else {
-      throw .entryNotFound(id)
-    }
+    var entry = try await entry(id)
     var edited = entry
     edited.score = edit.score
     edited.valence = try MoodTranslation.valence(forScore: edit.score)
@@ -100,9 +98,7 @@ public struct MoodEntriesUseCase: Sendable {
   @discardableResult
   public func delete(_ id: UUID) async throws(MoodError) -> MoodEntry {
     let userID = try signedInUser()
-    guard let entry = try await storage({ try await repository.entry(id: id, userID: userID) }) else {
-      throw .entryNotFound(id)
-    }
+    let entry = try await entry(id)
     let row = OutboxRow.mood(entry, operation: .delete, id: makeID(), now: clock.now)
     guard try await storage({ try await repository.delete(entry, outbox: row) }) else {
       throw .entryNotFound(id)

@@ -49,14 +49,22 @@ enum MoodRows {
   static func fetchAll(_ db: Database, userID: String, sql: String, arguments: StatementArguments) throws
     -> [MoodEntry]
   {
+    try fetchAll(db, userID: userID, sql: sql, arguments: arguments) { $0.entry($1) }
+  }
+
+  /// Every row a query of `userID`'s rows selects, each decoded by `decode` in place.
+  static func fetchAll<Value>(
+    _ db: Database, userID: String, sql: String, arguments: StatementArguments,
+    decode: (inout MoodRowDecoder, SQLiteStatement) -> Value
+  ) throws -> [Value] {
     let statement = try db.cachedStatement(sql: sql)
     let rows = try Row.fetchCursor(statement, arguments: arguments)
     var decoder = MoodRowDecoder(userID: userID)
-    var entries: [MoodEntry] = []
+    var values: [Value] = []
     while try rows.next() != nil {
-      entries.append(decoder.entry(statement.sqliteStatement))
+      values.append(decode(&decoder, statement.sqliteStatement))
     }
-    return entries
+    return values
   }
 
   /// The first entry a query selects with `columns`.

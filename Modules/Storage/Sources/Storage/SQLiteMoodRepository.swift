@@ -87,21 +87,15 @@ public final class SQLiteMoodRepository: MoodRepository {
   /// Read from the (user, date) index alone, which holds every column this selects.
   public func summaries(userID: String, in interval: DateInterval) async throws -> [MoodEntrySummary] {
     try await writer.reading { db in
-      let statement = try db.cachedStatement(
+      try MoodRows.fetchAll(
+        db, userID: userID,
         sql: """
           SELECT id, date, created_at, score, labels FROM mood_entries
           WHERE user_id = ? AND date >= ? AND date < ?
           ORDER BY date, save_seq
-          """)
-      let rows = try Row.fetchCursor(
-        statement,
-        arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970])
-      var decoder = MoodRowDecoder(userID: userID)
-      var summaries: [MoodEntrySummary] = []
-      while try rows.next() != nil {
-        summaries.append(decoder.summary(statement.sqliteStatement))
-      }
-      return summaries
+          """,
+        arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+      ) { $0.summary($1) }
     }
   }
 
