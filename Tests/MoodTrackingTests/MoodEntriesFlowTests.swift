@@ -169,6 +169,28 @@ struct MoodEntriesFlowTests {
     #expect(host.isIdle)
   }
 
+  /// Entries of one instant, saved on a still clock, are numbered in the order they
+  /// were created: an edit of the first neither moves it nor renumbers the others.
+  @Test func anEditKeepsEveryOptionIdOnItsEntry() async throws {
+    try await log(3, at: "2026-03-02T09:15", kind: .momentaryEmotion)
+    try await log(5, at: "2026-03-02T09:15", kind: .momentaryEmotion)
+    try await log(8, at: "2026-03-02T09:15", kind: .momentaryEmotion)
+    try await openList()
+    func scores() -> [String] {
+      options("entry").map { "\($0.id) \($0.label.split(separator: " · ")[1])" }
+    }
+    #expect(scores() == ["2026-03-02T09:15-3 8/10", "2026-03-02T09:15-2 5/10", "2026-03-02T09:15 3/10"])
+    try host.send(.select("entry", ["2026-03-02T09:15"]))
+    try host.send(.tap("edit"))
+    await host.settle()
+    try host.send(.set("score", 2))
+    try host.send(.tap("save"))
+    await host.settle()
+    #expect(host.screenID == "mood.entries")
+    #expect(host.screen?.element("entry")?.value == .text("2026-03-02T09:15"))
+    #expect(scores() == ["2026-03-02T09:15-3 8/10", "2026-03-02T09:15-2 5/10", "2026-03-02T09:15 2/10"])
+  }
+
   @Test func backLeavesTheEntryAsItWas() async throws {
     let saved = try await log(7, at: "2026-03-01T08:00", notes: "long walk")
     try await openList()

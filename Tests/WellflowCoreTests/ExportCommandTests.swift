@@ -173,15 +173,13 @@ struct ExportCommandTests {
     #expect(!FileManager.default.fileExists(atPath: workspace.path("missing")), "nothing is created")
   }
 
-  /// The folder's files with their bytes, but for what holds no data: the WAL index
-  /// (`-shm`, shared memory every reader marks its reads in) and an empty WAL (SQLite
-  /// makes both when it reads a WAL database whose writer closed).
+  /// The folder's files with their bytes, the WAL and its index (`-shm`) included: an
+  /// export makes no file there, not even those any SQLite reader of a WAL database makes,
+  /// so a folder on a read-only file system can be exported.
   func snapshot(_ folder: String) throws -> [String: Data] {
     var files: [String: Data] = [:]
-    for name in try FileManager.default.contentsOfDirectory(atPath: folder) where !name.hasSuffix("-shm") {
-      let bytes = try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(name))
-      if name.hasSuffix("-wal") && bytes.isEmpty { continue }
-      files[name] = bytes
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+      files[name] = try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(name))
     }
     return files
   }
@@ -234,6 +232,106 @@ struct ExportCommandTests {
           + "does not know: v9_fromTheFuture); export it with that version or a newer one"
       ])
     #expect(try snapshot(data) == before)
+  }
+
+  /// Notes a spreadsheet would run as a formula are written with a leading `'` in CSV
+  /// (and unchanged in JSON); numbers, negative ones included, stay numbers.
+  @Test func csvNeutralizesFormulaCells() async throws {
+    let workspace = Workspace()
+    let script = workspace.write(
+      "formulas.yaml",
+      """
+      name: Formulas
+      user: alice
+      start: 2026-03-05T20:00
+      timezone: Europe/Berlin
+      steps:
+        - run: {file: log.yaml, env: {NOTES: '=HYPERLINK("http://x","y")', DAY: "2026-03-01"}}
+        - run: {file: log.yaml, env: {NOTES: "+1+cmd|x", DAY: "2026-03-02"}}
+        - run: {file: log.yaml, env: {NOTES: "@SUM(A1)", DAY: "2026-03-03"}}
+        - run: {file: log.yaml, env: {NOTES: "-2", DAY: "2026-03-04"}}
+        - run: {file: log.yaml, env: {NOTES: "-", DAY: "2026-03-05"}}
+      """)
+    workspace.write(
+      "log.yaml",
+      """
+      name: Log
+      steps:
+        - start: mood.log
+        - set: {score: 1}
+        - enter: {notes: '${NOTES}'}
+        - enter: {date: "${DAY}"}
+        - tap: save
+      """)
+    let data = workspace.path("data")
+    let outcome = await wellflowRun([script]) { $0.dataDirectory = data }
+    #expect(outcome.code == 0, "\(outcome.outText)\n\(outcome.errText)")
+    let (code, out, err) = await export({ $0.format = .csv }, dataDirectory: data)
+    #expect(code == 0, "\(err)")
+    // The notes are the last mood field, before the four journal ones.
+    for notes in [#""'=HYPERLINK(""http://x"",""y"")""#, "'+1+cmd|x", "'@SUM(A1)", "-2", "'-"] {
+      #expect(out.contains(",\(notes),,,,\r\n"), "\(notes)")
+    }
+    #expect(!out.contains(",=") && !out.contains(",+") && !out.contains(",@"))
+    // The valence of a score of 1 is -1 and stays a number.
+    #expect(out.contains("mood,2026-03-02T20:00:00+01:00,dailyMood,1,-1.0,"))
+    let (_, json, _) = await export({ $0.format = .json }, dataDirectory: data)
+    #expect(json.contains(#""notes":"=HYPERLINK(\"http://x\",\"y\")""#))
+    #expect(json.contains(#""notes":"+1+cmd|x""#))
+  }
+
+  @Test func formulaCellsAreTheOnesASpreadsheetRuns() {
+    for text in [
+      "=1+1", "+A1", "-A1", "@SUM(A1)", "\tx", "\rx", "-", "+", "--1", "-1-1", "-1e", "-.e1", "=1",
+    ] {
+      #expect(
+        ExportCommand.csvField(text).hasPrefix("'") || ExportCommand.csvField(text).hasPrefix("\"'"),
+        "\(text)")
+    }
+    for text in ["-2", "+3.5", "-0.5", "-.5", "1e-3", "-1E+10", "walk", "", "a=b", " =1", "7"] {
+      #expect(ExportCommand.csvField(text) == text, "\(text)")
+    }
+    #expect(ExportCommand.csvField("\rx") == "\"'\rx\"")
+  }
+
+  /// Without `--from`/`--to`, every entry, whatever its year: before 1970 and after
+  /// 4000 (beyond Foundation's `distantFuture`) too.
+  @Test func withoutARangeEveryEntryIsExported() async throws {
+    let workspace = Workspace()
+    let early = workspace.write(
+      "early.yaml",
+      """
+      name: Early
+      user: alice
+      start: 1970-01-01T09:00
+      timezone: Europe/Berlin
+      steps:
+        - start: mood.log
+        - set: {score: 2}
+        - enter: {date: "1969-12-31"}
+        - tap: save
+        - expect: {data: {mood.count: 1}}
+      """)
+    let late = workspace.write(
+      "late.yaml",
+      """
+      name: Late
+      user: alice
+      start: 9999-12-30T09:00
+      timezone: Europe/Berlin
+      steps:
+        - start: mood.log
+        - set: {score: 9}
+        - tap: save
+        - expect: {data: {mood.count: 2}}
+      """)
+    let data = workspace.path("data")
+    let outcome = await wellflowRun([early, late]) { $0.dataDirectory = data }
+    #expect(outcome.code == 0, "\(outcome.outText)\n\(outcome.errText)")
+    let (code, out, err) = await export({ _ in }, dataDirectory: data)
+    #expect(code == 0, "\(err)")
+    let dates = out.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",")[1] }
+    #expect(dates == ["1969-12-31T09:00:00+01:00", "9999-12-30T09:00:00+01:00"])
   }
 
   @Test func timestampsCarryTheOffsetOfTheirDay() {

@@ -63,7 +63,8 @@ public enum ExportCommand {
   }
 
   /// The instants from the start of `from` to the end of `to` in `timeZone`; open where
-  /// a bound is not given.
+  /// a bound is not given: every entry, whatever its year (stored dates reach from before
+  /// 1970 to the end of 9999, beyond `Date.distantPast`…`distantFuture`'s year 4001).
   public static func interval(from: String?, to: String?, timeZone: TimeZone) throws -> DateInterval {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
@@ -81,9 +82,13 @@ public enum ExportCommand {
       throw ExportError(message: MoodError.invalidDateRange(start: first, end: last).message)
     }
     return DateInterval(
-      start: first?.start(in: calendar) ?? Date(timeIntervalSince1970: 0),
-      end: last?.adding(days: 1).start(in: calendar) ?? Date.distantFuture)
+      start: first?.start(in: calendar) ?? unbounded.start,
+      end: last?.adding(days: 1).start(in: calendar) ?? unbounded.end)
   }
+
+  /// Wider than any date a calendar gives: ±31 million years.
+  static let unbounded = DateInterval(
+    start: Date(timeIntervalSince1970: -1e15), end: Date(timeIntervalSince1970: 1e15))
 
   static func read(_ configuration: ExportConfiguration) async throws -> [ExportRecord] {
     let interval = try interval(
@@ -165,11 +170,51 @@ public enum ExportCommand {
     return lines.map { $0 + "\r\n" }.joined()
   }
 
-  static func csvField(_ text: String) -> String {
+  /// A field of the CSV: a text a spreadsheet would run as a formula is neutralized with
+  /// a leading `'` (OWASP's advice on CSV injection), then the field is quoted if RFC 4180
+  /// needs it.
+  public static func csvField(_ text: String) -> String {
+    let text = runsAsFormula(text) ? "'" + text : text
     guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
       return text
     }
     return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  /// Whether a spreadsheet would read `text` as a formula: it starts with `=`, `+`, `-`,
+  /// `@`, a tab or a carriage return, and is not a plain number (a valence of `-0.5`
+  /// stays a number).
+  static func runsAsFormula(_ text: String) -> Bool {
+    guard let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else {
+      return false
+    }
+    return !isPlainNumber(text)
+  }
+
+  /// `-12`, `+3.5`, `.5`, `1e-3`: digits with an optional sign, point and exponent.
+  static func isPlainNumber(_ text: String) -> Bool {
+    var scalars = Substring(text).unicodeScalars[...]
+    func digits() -> Int {
+      var count = 0
+      while let scalar = scalars.first, ("0"..."9").contains(scalar) {
+        scalars.removeFirst()
+        count += 1
+      }
+      return count
+    }
+    if scalars.first == "+" || scalars.first == "-" { scalars.removeFirst() }
+    var mantissa = digits()
+    if scalars.first == "." {
+      scalars.removeFirst()
+      mantissa += digits()
+    }
+    guard mantissa > 0 else { return false }
+    if scalars.first == "e" || scalars.first == "E" {
+      scalars.removeFirst()
+      if scalars.first == "+" || scalars.first == "-" { scalars.removeFirst() }
+      guard digits() > 0 else { return false }
+    }
+    return scalars.isEmpty
   }
 
   /// A JSON array, one object per entry and line, keys sorted; absent values are `null`.

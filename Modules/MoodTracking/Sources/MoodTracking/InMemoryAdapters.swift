@@ -126,7 +126,8 @@ public final class InMemoryMoodRepository: MoodRepository {
       outbox.withRows { InMemoryOutbox.enqueue(row, into: &$0) }
       state.saves += 1
       state.entries[entry.id] = entry
-      state.saveOrder[entry.id] = state.saves
+      // Creation order: an edit keeps the entry's place among entries of the same instant.
+      if state.saveOrder[entry.id] == nil { state.saveOrder[entry.id] = state.saves }
       if awaitingHealthSample, state.awaitingHealthSample[entry.id] == nil {
         state.awaitingHealthSample[entry.id] = state.saves
       }
@@ -203,7 +204,7 @@ public final class InMemoryMoodRepository: MoodRepository {
       }
       state.saves += 1
       state.entries[entry.id] = entry
-      state.saveOrder[entry.id] = state.saves
+      if state.saveOrder[entry.id] == nil { state.saveOrder[entry.id] = state.saves }
       return true
     }
   }
@@ -235,7 +236,7 @@ public final class InMemoryMoodRepository: MoodRepository {
     state.current.deleted[userID, default: []].contains(id)
   }
 
-  /// The user's entries ascending by date, then save order.
+  /// The user's entries ascending by date, then creation order.
   private func userEntries(_ userID: String) -> [MoodEntry] {
     let state = state.current
     return state.entries.values.filter { $0.userID == userID }.sorted {

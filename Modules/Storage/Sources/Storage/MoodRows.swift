@@ -27,8 +27,7 @@ enum MoodRows {
           valence = excluded.valence, labels = excluded.labels,
           associations = excluded.associations, notes = excluded.notes, kind = excluded.kind,
           source = excluded.source, updated_at = excluded.updated_at,
-          backend_id = excluded.backend_id, sync_status = excluded.sync_status,
-          save_seq = excluded.save_seq
+          backend_id = excluded.backend_id, sync_status = excluded.sync_status
         WHERE mood_entries.user_id = excluded.user_id
         """
     ).execute(arguments: [

@@ -40,34 +40,49 @@ public final class WellflowDatabase: Sendable {
     }
   }
 
-  /// Opens the database in `directory` to read it, changing no data there: no migration
-  /// runs on the file, nothing is written and no lock file is made (SQLite itself may
-  /// leave an empty WAL and its index beside a file whose writer closed, as any reader
-  /// of a WAL database does). A file an older version wrote is copied into memory and
-  /// migrated there; one a newer version wrote (it has migrations this version does not
-  /// know) is refused, since this version cannot know what they mean.
+  /// Opens the database in `directory` to read it, writing nothing there: no migration,
+  /// no lock file, and not even the WAL index (`-shm`) or an empty WAL that any SQLite
+  /// reader of a WAL database makes beside it, so a folder on a read-only file system (a
+  /// mounted backup) can be read. The file, and its WAL when one holds transactions not
+  /// yet copied into it (a writer that did not close), are copied into a private
+  /// temporary folder and read from there into memory; the copy is removed before this
+  /// returns. A file an older version wrote is then migrated in memory; one a newer
+  /// version wrote (it has migrations this version does not know) is refused, since this
+  /// version cannot know what they mean.
   public static func openForReading(directory: URL, legacyTimeZone: TimeZone = .current) throws
     -> WellflowDatabase
   {
     let path = directory.appendingPathComponent(fileName).path
     guard FileManager.default.fileExists(atPath: path) else { throw ReadError.missing(path: path) }
-    var configuration = Configuration()
-    configuration.readonly = true
-    configuration.busyMode = .timeout(5)
-    let file = try DatabaseQueue(path: path, configuration: configuration)
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "wellflow-read-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let copy = scratch.appendingPathComponent(fileName).path
+    try FileManager.default.copyItem(atPath: path, toPath: copy)
+    if let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int, size > 0 {
+      try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+    }
+    let memory = try DatabaseQueue()
+    do {
+      var configuration = Configuration()
+      configuration.busyMode = .timeout(5)
+      let file = try DatabaseQueue(path: copy, configuration: configuration)
+      try file.backup(to: memory)
+      try file.close()
+    }
     let migrator = migrator(legacyTimeZone: legacyTimeZone)
-    let (superseded, current) = try file.read { db in
+    let (superseded, current) = try memory.read { db in
       (
         try migrator.appliedIdentifiers(db).subtracting(migrator.migrations),
         try migrator.hasCompletedMigrations(db)
       )
     }
     guard superseded.isEmpty else { throw ReadError.newerVersion(path: path, unknown: superseded.sorted()) }
-    if current { return WellflowDatabase(migrated: file) }
-    let copy = try DatabaseQueue()
-    try file.backup(to: copy)
-    try migrator.migrate(copy)
-    return WellflowDatabase(migrated: copy)
+    if !current { try migrator.migrate(memory) }
+    // What reads it cannot change it by mistake either.
+    try memory.inDatabase { try $0.execute(sql: "PRAGMA query_only = 1") }
+    return WellflowDatabase(migrated: memory)
   }
 
   /// Why `openForReading` could not open a data folder.
