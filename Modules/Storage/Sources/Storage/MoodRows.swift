@@ -12,6 +12,8 @@ enum MoodRows {
     created_at, updated_at, backend_id, sync_status
     """
 
+  /// `save_seq` orders entries of the same instant by creation: an update keeps it, so
+  /// an edit never renumbers the entries list's `-2`, `-3`… ids.
   static func upsert(_ entry: MoodEntry, legacyID: String? = nil, in db: Database) throws {
     let sequence = try Int.fetchOne(
       db.cachedStatement(sql: "UPDATE mood_save_sequence SET value = value + 1 WHERE id = 1 RETURNING value"))!
