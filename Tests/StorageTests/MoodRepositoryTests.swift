@@ -203,15 +203,20 @@ import Testing
     #expect(try await fixture.history.statistics(in: .week).streak == 5)
   }
 
-  @Test func latestOnATieIsTheOneSavedLastEvenAfterAnUpdate() async throws {
+  /// On a tie of instants (a script's still clock), the latest entry is the one created
+  /// last, as the entries list numbers them: saving a daily mood again, or editing it,
+  /// does not move it past an entry created after it.
+  @Test func latestOnATieIsTheOneCreatedLastEvenAfterAnUpdate() async throws {
     let fixture = try SQLiteMoodFixture(now: "2026-01-10T08:00")
     try await fixture.log(4)
     try await fixture.log(8, kind: .momentaryEmotion)
     #expect(try await fixture.repository.latest(userID: "alice")?.score == 8)
-    try await fixture.log(2)  // updates the daily mood, same date: now saved last
-    #expect(try await fixture.repository.latest(userID: "alice")?.score == 2)
+    try await fixture.log(2)  // updates the daily mood, same date, created first
+    #expect(try await fixture.repository.latest(userID: "alice")?.score == 8)
+    let day = DateInterval(start: moment("2026-01-10T00:00", "UTC"), duration: 86_400)
+    #expect(try await fixture.repository.entries(userID: "alice", in: day).map(\.score) == [2, 8])
     try await fixture.log(3, at: "2026-01-09T08:00")
-    #expect(try await fixture.repository.latest(userID: "alice")?.score == 2)
+    #expect(try await fixture.repository.latest(userID: "alice")?.score == 8)
   }
 
   @Test func userBReadsNothingOfUserA() async throws {
