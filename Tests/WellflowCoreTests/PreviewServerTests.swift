@@ -313,6 +313,33 @@ struct PreviewServerTests {
     }
   }
 
+  /// Typed control and format characters are written as escapes, and the copied script
+  /// runs with the text as typed (the loader refuses them raw in a file).
+  @Test func typedControlAndFormatCharactersAreCopiedEscapedAndTheScriptRuns() async throws {
+    let typed = "clear\u{1B}[2J bell\u{07} \u{202E}desrever\u{202C} nel\u{85} \u{2028}\u{FEFF} 👨\u{200D}👩 é"
+    try await withServer { url in
+      _ = try await request(url, "/api/command", post: PreviewCommand(command: "start", flow: "mood.log"))
+      let entered = try await request(url, "/api/command", post: action("enter", "notes", text: typed))
+      #expect(entered.status == 200, "\(entered.text)")
+      let script = try await request(url, "/api/script").text
+      #expect(
+        script.contains(
+          #"  - enter: {notes: "clear\u001B[2J bell\u0007 \u202Edesrever\u202C nel\u0085 \u2028\uFEFF 👨"#
+            + "\u{200D}👩 é\"}"
+        ), "\(script)")
+      #expect(
+        !script.unicodeScalars.contains {
+          $0.properties.generalCategory == .control && $0 != "\n" || $0 == "\u{202E}"
+        })
+      // The runner reads back exactly what was typed.
+      let file = workspace.write(
+        "typed-controls.yaml",
+        script + "  - tap: save\n  - expect: {data: {mood.latest.notes: \(yamlQuoted(typed))}}\n")
+      let outcome = await wellflowRun([file])
+      #expect(outcome.code == 0, "\(outcome.errText)")
+    }
+  }
+
   /// A connection that never finishes its request is closed after the request timeout
   /// (`serve`'s mechanism); an event stream, a request read whole, is not cut off by it.
   @Test func aHalfSentRequestIsClosedAfterTheRequestTimeout() async throws {
