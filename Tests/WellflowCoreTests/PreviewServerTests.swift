@@ -43,10 +43,18 @@ struct PreviewServerTests {
   )
     async throws
   {
-    let server = PreviewServer(
+    try await withServer(
       session: try PreviewSession.make(
         experimentsPath: experiments, growthBookPath: growthBook, locale: locale),
-      port: 0)
+      body)
+  }
+
+  func withServer(
+    session: PreviewSession, requestTimeout: TimeInterval? = 10, _ body: (URL) async throws -> Void
+  )
+    async throws
+  {
+    let server = PreviewServer(session: session, port: 0, requestTimeout: requestTimeout)
     let url = try await server.start()
     #expect(url.host == "127.0.0.1")
     do {
@@ -304,6 +312,204 @@ struct PreviewServerTests {
       #expect(missing.status == 404)
     }
   }
+
+  /// Typed control and format characters are written as escapes, and the copied script
+  /// runs with the text as typed (the loader refuses them raw in a file).
+  @Test func typedControlAndFormatCharactersAreCopiedEscapedAndTheScriptRuns() async throws {
+    let typed = "clear\u{1B}[2J bell\u{07} \u{202E}desrever\u{202C} nel\u{85} \u{2028}\u{FEFF} 👨\u{200D}👩 é"
+    try await withServer { url in
+      _ = try await request(url, "/api/command", post: PreviewCommand(command: "start", flow: "mood.log"))
+      let entered = try await request(url, "/api/command", post: action("enter", "notes", text: typed))
+      #expect(entered.status == 200, "\(entered.text)")
+      let script = try await request(url, "/api/script").text
+      #expect(
+        script.contains(
+          #"  - enter: {notes: "clear\u001B[2J bell\u0007 \u202Edesrever\u202C nel\u0085 \u2028\uFEFF 👨"#
+            + "\u{200D}👩 é\"}"
+        ), "\(script)")
+      #expect(
+        !script.unicodeScalars.contains {
+          $0.properties.generalCategory == .control && $0 != "\n" || $0 == "\u{202E}"
+        })
+      // The runner reads back exactly what was typed.
+      let file = workspace.write(
+        "typed-controls.yaml",
+        script + "  - tap: save\n  - expect: {data: {mood.latest.notes: \(yamlQuoted(typed))}}\n")
+      let outcome = await wellflowRun([file])
+      #expect(outcome.code == 0, "\(outcome.errText)")
+    }
+  }
+
+  /// A connection that never finishes its request is closed after the request timeout
+  /// (`serve`'s mechanism); an event stream, a request read whole, is not cut off by it.
+  @Test func aHalfSentRequestIsClosedAfterTheRequestTimeout() async throws {
+    let session = try PreviewSession.make(experimentsPath: nil)
+    try await withServer(session: session, requestTimeout: 0.2) { url in
+      let port = try #require(url.port)
+      let events = try EventStreamClient(port: port)
+      defer { events.close() }
+      _ = try await events.nextData()
+      // A request whose head never ends: only the timeout answers it.
+      let halfSent = try EventStreamClient(
+        port: port, request: "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+      defer { halfSent.close() }
+      let rest = await halfSent.remainder()
+      #expect(rest == .closed(""))
+      // The stream outlived the timeout (the half-sent request waited for it) and still pushes.
+      let revision = session.revision
+      _ = try? await session.perform(PreviewCommand(command: "dance"))
+      var pushed = try JSONDecoder().decode(PreviewState.self, from: Data(try await events.nextData().utf8))
+      while pushed.revision <= revision {
+        pushed = try JSONDecoder().decode(PreviewState.self, from: Data(try await events.nextData().utf8))
+      }
+      #expect(pushed.revision > revision)
+    }
+  }
+
+  /// Every open page gets each change, computed once for all of them.
+  @Test func oneChangeIsComputedOnceForAllOpenPages() async throws {
+    let session = try PreviewSession.make(experimentsPath: nil)
+    try await withServer(session: session) { url in
+      let port = try #require(url.port)
+      // The app's first change (its host opening) is heard before the count starts.
+      let deadline = ContinuousClock.now + .seconds(60)
+      while session.revision < 1, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      #expect(session.revision >= 1)
+      let pages = try (0..<6).map { _ in try EventStreamClient(port: port) }
+      defer { for page in pages { page.close() } }
+      func next(_ page: EventStreamClient) async throws -> PreviewState {
+        try JSONDecoder().decode(PreviewState.self, from: Data(try await page.nextData().utf8))
+      }
+      for page in pages {
+        var state = try await next(page)
+        while state.revision < session.revision { state = try await next(page) }
+      }
+      let (before, revision) = (session.stateComputations, session.revision)
+      // A refused command is one change: the pages show it happened.
+      await #expect(throws: PreviewError.self) { try await session.perform(PreviewCommand(command: "dance")) }
+      for page in pages {
+        #expect(try await next(page).revision == revision + 1)
+      }
+      #expect(session.stateComputations - before == 1)
+    }
+  }
+
+  /// `wellflow preview` itself, as a person runs it: SIGTERM or SIGINT (Ctrl-C) ends the
+  /// pages' event streams (their responses end properly, open or already closed by the
+  /// page) and then the process. The 60 s deadline only bounds a hang.
+  @Test(arguments: [SIGTERM, SIGINT])
+  func aSignalEndsTheEventStreamsAndThePreview(signal: Int32) async throws {
+    let preview = try PreviewProcess()
+    defer { preview.kill() }
+    let banner = try #require(
+      await preview.waitForLine { $0.hasPrefix("previewing the flows on http://127.0.0.1:") },
+      "\(preview.output)")
+    #expect(banner.hasSuffix(" (Ctrl-C stops)"))
+    let port = try #require(
+      Int(banner.dropFirst("previewing the flows on http://127.0.0.1:".count).prefix { $0.isNumber }))
+    let pages = try (0..<2).map { _ in try EventStreamClient(port: port) }
+    defer { for page in pages { page.close() } }
+    for page in pages { _ = try await page.nextData() }
+    let closedPage = try EventStreamClient(port: port)
+    _ = try await closedPage.nextData()
+    closedPage.close()
+
+    preview.signal(signal)
+    for page in pages {
+      let rest = await page.remainder()
+      // The last chunk of the response: the stream was ended, not cut off.
+      guard case .closed(let text) = rest else {
+        Issue.record("the stream did not end: \(rest)")
+        continue
+      }
+      #expect(text.hasSuffix("0\r\n\r\n"), "\(text)")
+    }
+    let status = await preview.waitForExit(deadline: .seconds(60))
+    #expect(status == .exited(0), "\(preview.output)")
+  }
+}
+
+/// `wellflow preview --port 0`, the executable built beside the tests, in a process of its own.
+final class PreviewProcess: @unchecked Sendable {
+  enum Status: Equatable {
+    case exited(Int32)
+    case signalled(Int32)
+    case stillRunning
+  }
+
+  private let process = Process()
+  private let lines = Locked<[String]>([])
+
+  init() throws {
+    process.executableURL = try Self.executable()
+    process.arguments = ["preview", "--port", "0"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    // A thread of its own reads the output to its end.
+    let lines = self.lines
+    let handle = pipe.fileHandleForReading
+    Thread {
+      var pending = Data()
+      while case let data = handle.availableData, !data.isEmpty {
+        pending.append(data)
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+          lines.withLock { $0.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)) }
+          pending.removeSubrange(pending.startIndex...newline)
+        }
+      }
+    }.start()
+  }
+
+  var output: [String] { lines.current }
+
+  /// The first line that matches, waiting up to 120 s (a bound on a hang, not a speed).
+  func waitForLine(_ matches: @escaping (String) -> Bool) async -> String? {
+    let deadline = ContinuousClock.now + .seconds(120)
+    while ContinuousClock.now < deadline {
+      if let line = lines.current.first(where: matches) { return line }
+      if !process.isRunning { return lines.current.first(where: matches) }
+      try? await Task.sleep(for: .milliseconds(10))
+    }
+    return nil
+  }
+
+  func signal(_ signal: Int32) { Foundation.kill(process.processIdentifier, signal) }
+  func kill() { if process.isRunning { signal(SIGKILL) } }
+
+  func waitForExit(deadline: Duration) async -> Status {
+    let end = ContinuousClock.now + deadline
+    while process.isRunning, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(10)) }
+    guard !process.isRunning else { return .stillRunning }
+    return process.terminationReason == .exit
+      ? .exited(process.terminationStatus) : .signalled(process.terminationStatus)
+  }
+
+  /// `wellflow` in the products folder the test bundle was built into.
+  static func executable() throws -> URL {
+    var folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+    folders += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+    for folder in folders {
+      var url = folder
+      // Inside an .xctest bundle on macOS the products folder is a few levels up.
+      for _ in 0..<4 {
+        let candidate = url.appendingPathComponent("wellflow")
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder),
+          !isFolder.boolValue,
+          FileManager.default.isExecutableFile(atPath: candidate.path)
+        {
+          return candidate
+        }
+        url.deleteLastPathComponent()
+      }
+    }
+    throw PreviewError(
+      "wellflow not found near \(folders.map(\.path)); build it first (swift build --build-tests)")
+  }
 }
 
 /// A bare HTTP client for `GET /api/events`: reads Server-Sent Events off a socket.
@@ -311,7 +517,10 @@ final class EventStreamClient: @unchecked Sendable {
   private let socketFD: Int32
   private var buffer = ""
 
-  init(port: Int) throws {
+  init(
+    port: Int,
+    request: String = "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+  ) throws {
     #if canImport(Glibc)
       socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -329,13 +538,20 @@ final class EventStreamClient: @unchecked Sendable {
     guard connected == 0 else { throw PreviewError("cannot connect to the preview") }
     var timeout = timeval(tv_sec: 20, tv_usec: 0)
     setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let request = "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
     _ = request.withCString { send(socketFD, $0, strlen($0), 0) }
   }
 
   /// The next `data:` payload.
   func nextData() async throws -> String {
-    try await Task.detached { [self] in try self.readData() }.value
+    try await Self.onThread { [self] in Result { try self.readData() } }.get()
+  }
+
+  /// Runs a blocking read on a thread of its own: many pages reading at once would
+  /// otherwise hold every thread of the concurrency pool, the server's handlers included.
+  private static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      Thread { continuation.resume(returning: body()) }.start()
+    }
   }
 
   private func readData() throws -> String {
@@ -351,6 +567,28 @@ final class EventStreamClient: @unchecked Sendable {
       let count = recv(socketFD, &bytes, bytes.count, 0)
       guard count > 0 else { throw PreviewError("the event stream ended") }
       buffer += String(decoding: bytes[0..<count], as: UTF8.self)
+    }
+  }
+
+  enum Remainder: Equatable {
+    /// The server closed the connection after sending this.
+    case closed(String)
+    /// Nothing came for the socket's 20 s read timeout (a bound on a hang), or an error.
+    case open(String)
+  }
+
+  /// What else arrives until the server closes the connection.
+  func remainder() async -> Remainder {
+    await Self.onThread { [self] in
+      var text = buffer
+      buffer = ""
+      while true {
+        var bytes = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(socketFD, &bytes, bytes.count, 0)
+        if count == 0 { return .closed(text) }
+        if count < 0 { return .open(text) }
+        text += String(decoding: bytes[0..<count], as: UTF8.self)
+      }
     }
   }
 

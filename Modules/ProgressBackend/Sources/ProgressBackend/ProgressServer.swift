@@ -163,12 +163,9 @@ public final class ProgressServer: Sendable {
         to: BackendAPI.Request(method: method, path: path, query: query, headers: headers, body: body))
       return Self.response(answer)
     }
-    let deadline = configuration.idleTimeout.map(Self.timeAmount)
     return Application(
       responder: responder,
-      server: .http1(
-        configuration: HTTP1Channel.Configuration(
-          additionalChannelHandlers: deadline.map { [RequestDeadlineHandler(timeout: $0)] } ?? [])),
+      server: RequestDeadline.http1(closingAfter: configuration.idleTimeout),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "wellflow-backend"),
       onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },

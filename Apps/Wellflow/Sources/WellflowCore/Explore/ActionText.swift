@@ -91,16 +91,27 @@ func yamlScalar(_ text: String) -> String {
   return text
 }
 
+/// Control and format characters (ESC, U+202E, …) and the line breaks YAML counts as
+/// breaks are written as escapes: a script holds no invisible character, and one that
+/// reorders or hides the text around it shows as what it is.
 func yamlQuoted(_ text: String) -> String {
   var quoted = "\""
-  for character in text {
-    switch character {
+  for scalar in text.unicodeScalars {
+    switch scalar {
     case "\"": quoted += "\\\""
     case "\\": quoted += "\\\\"
     case "\n": quoted += "\\n"
     case "\t": quoted += "\\t"
     case "\r": quoted += "\\r"
-    default: quoted.append(character)
+    // Joiners shape emoji and scripts (Arabic, Indic): kept as typed.
+    case "\u{200C}", "\u{200D}": quoted.unicodeScalars.append(scalar)
+    default:
+      switch scalar.properties.generalCategory {
+      case .control, .format, .lineSeparator, .paragraphSeparator:
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        quoted += scalar.value > 0xFFFF ? "\\U" + hex.leftPadded(to: 8) : "\\u" + hex.leftPadded(to: 4)
+      default: quoted.unicodeScalars.append(scalar)
+      }
     }
   }
   // Text typed as `${…}` must stay text, not name a script variable.

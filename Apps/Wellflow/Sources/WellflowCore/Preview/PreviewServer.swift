@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
+import ProgressBackend
+import ServiceLifecycle
 
 /// `wellflow preview`'s web server (Hummingbird), on 127.0.0.1 only:
 ///
@@ -17,11 +19,16 @@ public final class PreviewServer: Sendable {
 
   public let session: PreviewSession
   private let port: Int
+  /// Seconds a connection has to send a complete request, as `serve` gives it; nil: no limit.
+  private let requestTimeout: TimeInterval?
   private let running = RunningServer()
 
-  public init(session: PreviewSession, port: Int) {
+  public init(
+    session: PreviewSession, port: Int, requestTimeout: TimeInterval? = RequestDeadline.defaultSeconds
+  ) {
     self.session = session
     self.port = port
+    self.requestTimeout = requestTimeout
   }
 
   /// Serves in the background; the base URL once the port is bound.
@@ -54,15 +61,27 @@ public final class PreviewServer: Sendable {
     _ = await task.result
   }
 
-  /// Serves in the foreground until SIGINT or SIGTERM.
+  /// Serves in the foreground until SIGINT or SIGTERM: the pages' event streams end first
+  /// (the server waits for open responses, and a stream never ends by itself), then the
+  /// server stops; what is still open half a second later is cancelled.
   public func runUntilSignalled(onStart: @escaping @Sendable (URL) -> Void) async throws {
     let application = makeApplication { port in onStart(URL(string: "http://\(Self.host):\(port)")!) }
-    try await application.runService()
+    // A group shuts its services down last first: the streams end before the server stops.
+    var configuration = ServiceGroupConfiguration(
+      services: [application, EndStreamsOnShutdown(session: session)],
+      gracefulShutdownSignals: [.sigterm, .sigint], logger: Self.logger)
+    configuration.maximumGracefulShutdownDuration = .milliseconds(500)
+    try await ServiceGroup(configuration: configuration).run()
+    await session.close()
+  }
+
+  private static var logger: Logger {
+    var logger = Logger(label: "wellflow.preview")
+    logger.logLevel = .critical
+    return logger
   }
 
   private func makeApplication(onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
-    var logger = Logger(label: "wellflow.preview")
-    logger.logLevel = .critical
     let session = self.session
     let responder = CallbackResponder<BasicRequestContext> { request, _ in
       var request = request
@@ -107,10 +126,11 @@ public final class PreviewServer: Sendable {
     }
     return Application(
       responder: responder,
+      server: RequestDeadline.http1(closingAfter: requestTimeout),
       configuration: ApplicationConfiguration(
         address: .hostname(Self.host, port: port), serverName: "wellflow-preview"),
       onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },
-      logger: logger)
+      logger: Self.logger)
   }
 
   /// Why a request is refused before it reaches the app, nil when it may: the page is
@@ -137,18 +157,16 @@ public final class PreviewServer: Sendable {
   }
 
   /// The state as Server-Sent Events: one `data:` line of JSON for every change, the
-  /// current state first.
+  /// current state first; the stream ends when the session ends its updates.
   private static func eventStream(_ session: PreviewSession) -> Response {
     var headers = HTTPFields()
     headers[.contentType] = "text/event-stream"
     headers[.cacheControl] = "no-cache"
     let body = ResponseBody { writer in
       let updates = await session.updates()
-      for await _ in updates {
-        let state = await session.state()
-        let data = (try? encoder.encode(state)) ?? Data("{}".utf8)
+      for await json in updates {
         var buffer = ByteBuffer(string: "data: ")
-        buffer.writeBytes(data)
+        buffer.writeBytes(json)
         buffer.writeString("\n\n")
         try await writer.write(buffer)
       }
@@ -157,11 +175,7 @@ public final class PreviewServer: Sendable {
     return Response(status: .ok, headers: headers, body: body)
   }
 
-  private static var encoder: JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }
+  private static var encoder: JSONEncoder { PreviewState.encoder }
 
   private static func json(_ status: Int, _ value: some Encodable) -> Response {
     response(
@@ -176,6 +190,16 @@ public final class PreviewServer: Sendable {
     return Response(
       status: HTTPResponse.Status(code: status), headers: headers,
       body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+}
+
+/// Ends the pages' event streams when the service group starts shutting down.
+private struct EndStreamsOnShutdown: Service {
+  let session: PreviewSession
+
+  func run() async throws {
+    try await gracefulShutdown()
+    await session.endUpdates()
   }
 }
 

@@ -110,9 +110,19 @@ public final class PreviewSession {
   private var observation: Task<Void, Never>?
   private var steps: [String] = []
   private var problems: [String] = []
-  private var revision = 0
-  private var listeners: [Int: AsyncStream<Int>.Continuation] = [:]
+  private(set) var revision = 0
+  private var listeners: [Int: AsyncStream<Data>.Continuation] = [:]
   private var nextListener = 0
+  /// The state last pushed, as JSON, and its revision: a page that opens its stream gets it
+  /// without a new computation.
+  private var pushed: (revision: Int, json: Data)?
+  /// A computation for the streams is under way; changes meanwhile are caught up after it.
+  private var pushing = false
+  /// The streams were ended for good (the server is stopping).
+  private var updatesEnded = false
+  /// How many times the whole state (queries included) was computed: once per change for
+  /// all open pages, not once per page.
+  private(set) var stateComputations = 0
   private var busy = false
   private var waiting: [CheckedContinuation<Void, Never>] = []
 
@@ -174,31 +184,63 @@ public final class PreviewSession {
 
   /// Ends the app and its observation (the server is stopping).
   public func close() async {
+    endUpdates()
     observation?.cancel()
     observation = nil
     session?.close()
     if let embedded, embedded.wasStarted { await embedded.stop() }
+  }
+
+  /// Ends every page's stream, and any opened later, so the server can stop: a stream
+  /// waits for changes forever otherwise.
+  public func endUpdates() {
+    updatesEnded = true
     for listener in listeners.values { listener.finish() }
     listeners = [:]
   }
 
-  /// A number that grows with every change, first the current one; the page's server
-  /// pushes the state on each.
-  public func updates() -> AsyncStream<Int> {
-    let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
+  /// The state as JSON on every change, first the current one. The state is computed once
+  /// per change for all pages (with many pages open, one each would multiply the work of
+  /// every change); a page that falls behind gets the newest.
+  public func updates() -> AsyncStream<Data> {
+    let (stream, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    guard !updatesEnded else {
+      continuation.finish()
+      return stream
+    }
     nextListener += 1
     let id = nextListener
     listeners[id] = continuation
     continuation.onTermination = { [weak self] _ in
       Task { @MainActor in self?.listeners[id] = nil }
     }
-    continuation.yield(revision)
+    if let pushed, pushed.revision == revision {
+      continuation.yield(pushed.json)
+    } else {
+      push()
+    }
     return stream
   }
 
   private func notify() {
     revision += 1
-    for listener in listeners.values { listener.yield(revision) }
+    push()
+  }
+
+  /// Computes the state for the open streams unless a computation is under way (that one
+  /// computes again when it ends behind).
+  private func push() {
+    guard !pushing, !listeners.isEmpty else { return }
+    pushing = true
+    Task {
+      defer { pushing = false }
+      while !listeners.isEmpty, pushed?.revision != revision {
+        let state = await state()
+        let json = (try? PreviewState.encoder.encode(state)) ?? Data("{}".utf8)
+        pushed = (state.revision, json)
+        for listener in listeners.values { listener.yield(json) }
+      }
+    }
   }
 
   /// One at a time: a command settles the host before the next begins.
@@ -433,6 +475,7 @@ public final class PreviewSession {
   }
 
   private func currentState() async -> PreviewState {
+    stateComputations += 1
     var state = currentStateWithoutQueries()
     guard let host = session.host else { return state }
     for query in registry.queries {
@@ -467,6 +510,15 @@ public final class PreviewSession {
       format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
       parts.hour ?? 0,
       parts.minute ?? 0, parts.second ?? 0)
+  }
+}
+
+extension PreviewState {
+  /// As the page reads it.
+  static var encoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
   }
 }
 

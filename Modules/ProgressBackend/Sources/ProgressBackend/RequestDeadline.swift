@@ -1,0 +1,18 @@
+import Foundation
+import HummingbirdCore
+
+/// The HTTP/1 server `serve` and `preview` both run: a connection that sends no complete
+/// request within `seconds` is closed (`RequestDeadlineHandler`). Public so `preview`
+/// (in WellflowCore, which already depends on this module) uses the same mechanism.
+public enum RequestDeadline {
+  /// Seconds a connection has to send a complete request; `serve`'s default.
+  public static let defaultSeconds: TimeInterval = 10
+
+  /// An HTTP/1 server whose connections have `seconds` for each request; nil: no limit.
+  public static func http1(closingAfter seconds: TimeInterval?) -> HTTPServerBuilder {
+    let timeout = seconds.map(ProgressServer.timeAmount)
+    return .http1(
+      configuration: HTTP1Channel.Configuration(
+        additionalChannelHandlers: timeout.map { [RequestDeadlineHandler(timeout: $0)] } ?? []))
+  }
+}
