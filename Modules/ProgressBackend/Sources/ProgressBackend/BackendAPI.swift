@@ -10,6 +10,9 @@ struct BackendAPI: Sendable {
   let store: BackendStore
   let apiKey: String
   let jwtSecret: String
+  /// `iss` and `aud` a token must carry, when the server is configured with them.
+  var jwtIssuer: String? = nil
+  var jwtAudience: String? = nil
   let catalog: JournalCatalog
   let now: @Sendable () -> Date
   let tokens = TokenCache()
@@ -124,7 +127,9 @@ struct BackendAPI: Sendable {
         status: 401, code: "missing_token", message: "send a bearer token in Authorization: Bearer <token>")
     }
     do {
-      return try tokens.subject(of: String(authorization.dropFirst(7)), secret: jwtSecret, now: now())
+      return try tokens.subject(
+        of: String(authorization.dropFirst(7)), secret: jwtSecret, now: now(), issuer: jwtIssuer,
+        audience: jwtAudience)
     } catch {
       throw Refusal(
         status: 401, code: error == .expired ? "token_expired" : "invalid_token", message: error.description)
