@@ -612,6 +612,71 @@ import Testing
     #expect(throws: JWT.Failure.expired) { try JWT.verify(issued, secret: "s", now: now + 60) }
   }
 
+  @Test func idsKeysAndNotesWithANULAreRefusedRatherThanCut() async throws {
+    let backend = try await TestBackend.start()
+    defer { Task { await backend.stop() } }
+    let alice = backend.headers(user: "alice")
+    let (created, json) = try await backend.raw(
+      "POST", "/api/v1/progress",
+      body: #"{"type": "mood_score", "quantity": 5, "logged_at": "2026-03-02", "entry_id": "e1"}"#,
+      headers: alice)
+    #expect(created == 201)
+    let id = try #require((json["data"] as? [String: Any])?["id"] as? String)
+    let at = id.unicodeScalars.count + 1
+    let refusals: [(String, String, String?, String)] = [
+      (
+        "DELETE", "/api/v1/progress/\(id)%00junk", nil,
+        "the id in the path holds the control character U+0000 at character \(at)"
+      ),
+      (
+        "GET", "/api/v1/progress/\(id)%00", nil,
+        "the id in the path holds the control character U+0000 at character \(at)"
+      ),
+      (
+        "PUT", "/api/v1/progress/\(id)%1B",
+        #"{"type": "mood_score", "quantity": 1, "logged_at": "2026-03-02"}"#,
+        "the id in the path holds the control character U+001B at character \(at)"
+      ),
+      (
+        "POST", "/api/v1/progress",
+        #"{"type": "mood_score", "quantity": 1, "logged_at": "2026-03-02", "entry_id": "e1\u0000x"}"#,
+        "entry_id holds the control character U+0000 at character 3"
+      ),
+      (
+        "POST", "/api/v1/progress",
+        #"{"type": "mood_score", "quantity": 1, "logged_at": "2026-03-02", "notes": "a\u0000b"}"#,
+        "notes must not hold the NUL character (U+0000)"
+      ),
+      (
+        "POST", "/api/v1/progress/batch",
+        #"{"items": [{"idempotency_key": "k", "method": "DELETE", "id": "\#(id)\u0000"}]}"#,
+        "items[0].id holds the control character U+0000 at character \(at)"
+      ),
+      (
+        "POST", "/api/v1/progress/batch",
+        #"{"items": [{"idempotency_key": "k\u0000", "method": "DELETE", "id": "\#(id)"}]}"#,
+        "items[0].idempotency_key holds the control character U+0000 at character 2"
+      ),
+    ]
+    for (method, path, body, message) in refusals {
+      let (status, json) = try await backend.raw(method, path, body: body, headers: alice)
+      #expect(status == 400, "\(method) \(path)")
+      #expect(json.errorCode == "validation_failed", "\(method) \(path)")
+      #expect(json.errorMessage == message, "\(method) \(path)")
+    }
+    // Line breaks and tabs are text a person types.
+    let (typed, _) = try await backend.raw(
+      "POST", "/api/v1/progress",
+      body: #"{"type": "mood_score", "quantity": 6, "logged_at": "2026-03-02", "notes": "one\ntwo\tthree"}"#,
+      headers: alice)
+    #expect(typed == 201)
+    // The first row is as it was.
+    let (status, row) = try await backend.raw("GET", "/api/v1/progress/\(id)", headers: alice)
+    #expect(status == 200)
+    #expect(((row["data"] as? [String: Any])?["quantity"] as? NSNumber)?.intValue == 5)
+    #expect(try await backend.client("alice").listProgress(ListQuery()).total == 2)
+  }
+
   // MARK: connections
 
   @Test func aConnectionThatSendsNoCompleteRequestIsClosed() async throws {
