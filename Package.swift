@@ -78,7 +78,7 @@ let package = Package(
     .target(
       name: "ProgressBackend",
       dependencies: [
-        "Journal",
+        "FlowKit", "Journal",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "GRDB", package: "GRDB.swift"),

@@ -367,6 +367,316 @@ import Testing
     #expect(try await backend.raw("GET", "/api/v1/progress", headers: backend.headers()).status == 200)
   }
 
+  // MARK: token claims (SPEC §12)
+
+  @Test func aSubjectWithANULIsRefusedAndTheAccountItStartsWithIsUntouched() async throws {
+    let backend = try await TestBackend.start()
+    defer { Task { await backend.stop() } }
+    let alice = backend.headers(user: "alice")
+    var ids: [String] = []
+    for quantity in [3, 7] {
+      let body = String(decoding: try JSONSerialization.data(withJSONObject: mood(quantity)), as: UTF8.self)
+      let (status, json) = try await backend.raw("POST", "/api/v1/progress", body: body, headers: alice)
+      #expect(status == 201)
+      ids.append(try #require((json["data"] as? [String: Any])?["id"] as? String))
+    }
+    let now = Date()
+    let cut = JWT.sign(
+      subject: "alice\u{0}anything", secret: jwtSecret, issuedAt: now, expiresAt: now + 3_600)
+    let headers = backend.headers(token: cut)
+    let message =
+      "the bearer token's user (sub) holds the control character U+0000 at character 6"
+      + " (a user id is 1 to 256 characters, none of them a control character)"
+    for (method, path) in [
+      ("GET", "/api/v1/progress"), ("GET", "/api/v1/progress/\(ids[0])"),
+      ("DELETE", "/api/v1/progress/\(ids[0])"), ("PUT", "/api/v1/progress/\(ids[1])"),
+      ("POST", "/api/v1/progress"), ("GET", "/api/v1/journal"),
+    ] {
+      let body =
+        ["PUT", "POST"].contains(method)
+        ? #"{"type": "mood_score", "quantity": 1, "logged_at": "2026-03-02"}"# : nil
+      let (status, json) = try await backend.raw(method, path, body: body, headers: headers)
+      #expect(status == 401, "\(method) \(path)")
+      #expect(json.errorCode == "invalid_token", "\(method) \(path)")
+      #expect(json.errorMessage == message, "\(method) \(path)")
+    }
+    // Alice's rows are as she left them.
+    let (status, json) = try await backend.raw("GET", "/api/v1/progress", headers: alice)
+    #expect(status == 200)
+    let entries = try #require((json["data"] as? [String: Any])?["entries"] as? [[String: Any]])
+    #expect(Set(entries.compactMap { $0["id"] as? String }) == Set(ids))
+    #expect(Set(entries.compactMap { ($0["quantity"] as? NSNumber)?.intValue }) == [3, 7])
+  }
+
+  @Test func aSubjectIsAtMost256CharactersWithNoControlCharacter() async throws {
+    let backend = try await TestBackend.start()
+    defer { Task { await backend.stop() } }
+    let long = String(repeating: "a", count: 256)
+    #expect(
+      try await backend.raw("GET", "/api/v1/progress", headers: backend.headers(user: long)).status == 200)
+    let cases = [
+      (long + "b", "has 257 characters"),
+      ("bob\u{1B}[2J", "holds the control character U+001B at character 4"),
+      ("bob\u{7F}", "holds the control character U+007F at character 4"),
+      ("bob\u{85}", "holds the control character U+0085 at character 4"),
+    ]
+    for (subject, problem) in cases {
+      let (status, json) = try await backend.raw(
+        "GET", "/api/v1/progress", headers: backend.headers(user: subject))
+      #expect(status == 401 && json.errorCode == "invalid_token", "\(problem)")
+      #expect(
+        json.errorMessage
+          == "the bearer token's user (sub) \(problem) (a user id is 1 to 256 characters, none of them a control character)"
+      )
+    }
+    // A subject that is not text is no user either.
+    let (status, json) = try await backend.raw(
+      "GET", "/api/v1/progress", headers: backend.headers(token: signed(#"{"sub":42,"exp":4102444800}"#)))
+    #expect(status == 401 && json.errorCode == "invalid_token")
+    #expect(json.errorMessage?.hasPrefix("the bearer token's user (sub) is not text") == true)
+  }
+
+  @Test func expiryIsRequiredANumberAndInTheFuture() async throws {
+    let clock = TestNow(Date(timeIntervalSince1970: 1_772_438_400))
+    let backend = try await TestBackend.start(clock: clock)
+    defer { Task { await backend.stop() } }
+    let now = 1_772_438_400
+    let cases: [(String, String, String)] = [
+      (#"{"sub":"alice"}"#, "invalid_token", "the bearer token has no expiry (exp); every token must expire"),
+      (
+        #"{"sub":"alice","iat":\#(now)}"#, "invalid_token",
+        "the bearer token has no expiry (exp); every token must expire"
+      ),
+      (
+        #"{"sub":"alice","exp":"\#(now + 3_600)"}"#, "invalid_token",
+        "the bearer token's exp is not a number (seconds since 1970)"
+      ),
+      (
+        #"{"sub":"alice","exp":true}"#, "invalid_token",
+        "the bearer token's exp is not a number (seconds since 1970)"
+      ),
+      (
+        #"{"sub":"alice","exp":null}"#, "invalid_token",
+        "the bearer token's exp is not a number (seconds since 1970)"
+      ),
+      (#"{"sub":"alice","exp":\#(now - 1)}"#, "token_expired", "the bearer token has expired"),
+      (#"{"sub":"alice","exp":\#(now)}"#, "token_expired", "the bearer token has expired"),
+    ]
+    for (claims, code, message) in cases {
+      let (status, json) = try await backend.raw(
+        "GET", "/api/v1/progress", headers: backend.headers(token: signed(claims)))
+      #expect(status == 401, "\(claims)")
+      #expect(json.errorCode == code, "\(claims)")
+      #expect(json.errorMessage == message, "\(claims)")
+    }
+    let valid = signed(#"{"sub":"alice","exp":\#(now + 1)}"#)
+    #expect(
+      try await backend.raw("GET", "/api/v1/progress", headers: backend.headers(token: valid)).status == 200)
+  }
+
+  @Test func notBeforeAndIssuedAtMayNotBeInTheFutureBeyondTheLeeway() async throws {
+    let clock = TestNow(Date(timeIntervalSince1970: 1_772_438_400))
+    let backend = try await TestBackend.start(clock: clock)
+    defer { Task { await backend.stop() } }
+    let now = 1_772_438_400
+    let exp = now + 3_600
+    let refused: [(String, String)] = [
+      (#"{"sub":"alice","exp":\#(exp),"nbf":\#(now + 31)}"#, "the bearer token is not valid yet (nbf)"),
+      (
+        #"{"sub":"alice","exp":\#(exp),"nbf":\#(now + 1_000_000)}"#, "the bearer token is not valid yet (nbf)"
+      ),
+      (
+        #"{"sub":"alice","exp":\#(exp),"iat":\#(now + 31)}"#,
+        "the bearer token was issued in the future (iat)"
+      ),
+      (
+        #"{"sub":"alice","exp":\#(exp),"nbf":"\#(now)"}"#,
+        "the bearer token's nbf is not a number (seconds since 1970)"
+      ),
+      (
+        #"{"sub":"alice","exp":\#(exp),"iat":"\#(now)"}"#,
+        "the bearer token's iat is not a number (seconds since 1970)"
+      ),
+    ]
+    for (claims, message) in refused {
+      let (status, json) = try await backend.raw(
+        "GET", "/api/v1/progress", headers: backend.headers(token: signed(claims)))
+      #expect(status == 401 && json.errorCode == "invalid_token", "\(claims)")
+      #expect(json.errorMessage == message, "\(claims)")
+    }
+    // Within 30 s of the server's clock, and in the past, they are accepted.
+    for claims in [
+      #"{"sub":"alice","exp":\#(exp),"nbf":\#(now + 30),"iat":\#(now + 30)}"#,
+      #"{"sub":"alice","exp":\#(exp),"nbf":\#(now - 60),"iat":\#(now - 60)}"#,
+    ] {
+      let (status, _) = try await backend.raw(
+        "GET", "/api/v1/progress", headers: backend.headers(token: signed(claims)))
+      #expect(status == 200, "\(claims)")
+    }
+    // A token not yet valid becomes valid when its time comes (the refusal is not kept).
+    let later = signed(#"{"sub":"alice","exp":\#(exp),"nbf":\#(now + 100)}"#)
+    #expect(
+      try await backend.raw("GET", "/api/v1/progress", headers: backend.headers(token: later)).status == 401)
+    clock.now += 100
+    #expect(
+      try await backend.raw("GET", "/api/v1/progress", headers: backend.headers(token: later)).status == 200)
+  }
+
+  @Test func onlyHS256IsAccepted() async throws {
+    let backend = try await TestBackend.start()
+    defer { Task { await backend.stop() } }
+    let claims = #"{"sub":"alice","exp":4102444800}"#
+    let valid = signed(claims)
+    let payload = valid.split(separator: ".")[1]
+    let cases: [(String, String)] = [
+      ("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.\(payload).", "none"),  // {"alg":"none","typ":"JWT"}
+      (signed(claims, header: #"{"alg":"none","typ":"JWT"}"#), "none"),
+      (signed(claims, header: #"{"alg":"HS384","typ":"JWT"}"#), "HS384"),
+      (signed(claims, header: #"{"alg":"HS512","typ":"JWT"}"#), "HS512"),
+      (signed(claims, header: #"{"alg":"hs256","typ":"JWT"}"#), "hs256"),
+      (signed(claims, header: #"{"typ":"JWT"}"#), "nothing"),
+    ]
+    for (token, alg) in cases {
+      let (status, json) = try await backend.raw(
+        "GET", "/api/v1/progress", headers: backend.headers(token: token))
+      #expect(status == 401 && json.errorCode == "invalid_token", "\(alg)")
+      #expect(json.errorMessage == "the bearer token is signed with \(alg); only HS256 is accepted", "\(alg)")
+    }
+    #expect(
+      try await backend.raw("GET", "/api/v1/progress", headers: backend.headers(token: valid)).status == 200)
+    #expect(try await backend.raw("GET", "/api/v1/progress", headers: backend.headers()).status == 200)
+  }
+
+  @Test func issuerAndAudienceAreCheckedOnlyWhenTheServerIsConfiguredWithThem() async throws {
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(
+        apiKey: apiKey, jwtSecret: jwtSecret, jwtIssuer: "wellflow", jwtAudience: "progress"))
+    let backend = TestBackend(server: server, url: try await server.start())
+    defer { Task { await backend.stop() } }
+    // The server's own tokens carry them.
+    #expect(try await backend.raw("GET", "/api/v1/progress", headers: backend.headers()).status == 200)
+    let exp = Int(Date().timeIntervalSince1970) + 3_600
+    let cases: [(String, Int, String?)] = [
+      (
+        #"{"sub":"alice","exp":\#(exp)}"#, 401,
+        "the bearer token is not from the issuer this server accepts (iss)"
+      ),
+      (
+        #"{"sub":"alice","exp":\#(exp),"iss":"other","aud":"progress"}"#, 401,
+        "the bearer token is not from the issuer this server accepts (iss)"
+      ),
+      (
+        #"{"sub":"alice","exp":\#(exp),"iss":"wellflow"}"#, 401,
+        "the bearer token is not meant for this server (aud)"
+      ),
+      (
+        #"{"sub":"alice","exp":\#(exp),"iss":"wellflow","aud":["other"]}"#, 401,
+        "the bearer token is not meant for this server (aud)"
+      ),
+      (#"{"sub":"alice","exp":\#(exp),"iss":"wellflow","aud":"progress"}"#, 200, nil),
+      (#"{"sub":"alice","exp":\#(exp),"iss":"wellflow","aud":["other","progress"]}"#, 200, nil),
+    ]
+    for (claims, expected, message) in cases {
+      let (status, json) = try await backend.raw(
+        "GET", "/api/v1/progress", headers: backend.headers(token: signed(claims)))
+      #expect(status == expected, "\(claims)")
+      if let message { #expect(json.errorMessage == message, "\(claims)") }
+    }
+    // A server configured with neither ignores them.
+    let plain = try await TestBackend.start()
+    defer { Task { await plain.stop() } }
+    let foreign = signed(#"{"sub":"alice","exp":\#(exp),"iss":"other","aud":"elsewhere"}"#)
+    #expect(
+      try await plain.raw("GET", "/api/v1/progress", headers: plain.headers(token: foreign)).status == 200)
+  }
+
+  @Test func tokensTheProductIssuesAlwaysExpireAndNameAUserTheServerAccepts() throws {
+    let now = Date(timeIntervalSince1970: 1_772_438_400)
+    let token = try JWT.issue(subject: "alice", secret: "s", now: now, ttl: 3_600)
+    #expect(try JWT.verify(token, secret: "s", now: now + 3_599) == "alice")
+    #expect(throws: JWT.Failure.expired) { try JWT.verify(token, secret: "s", now: now + 3_600) }
+    #expect(throws: JWT.Failure.invalidSubject("holds the control character U+0000 at character 6")) {
+      try JWT.issue(subject: "alice\u{0}x", secret: "s", now: now, ttl: 3_600)
+    }
+    #expect(throws: JWT.Failure.invalidSubject("is empty")) {
+      try JWT.issue(subject: "", secret: "s", now: now, ttl: 3_600)
+    }
+    #expect(throws: JWT.Failure.invalidSubject("has 257 characters")) {
+      try JWT.issue(subject: String(repeating: "u", count: 257), secret: "s", now: now, ttl: 3_600)
+    }
+    // The server's tokens (the runner's among them) carry exp.
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(apiKey: "k", jwtSecret: "s", now: { now }))
+    let issued = server.token(for: "dana", ttl: 60)
+    #expect(try JWT.verify(issued, secret: "s", now: now + 59) == "dana")
+    #expect(throws: JWT.Failure.expired) { try JWT.verify(issued, secret: "s", now: now + 60) }
+  }
+
+  @Test func idsKeysAndNotesWithANULAreRefusedRatherThanCut() async throws {
+    let backend = try await TestBackend.start()
+    defer { Task { await backend.stop() } }
+    let alice = backend.headers(user: "alice")
+    let (created, json) = try await backend.raw(
+      "POST", "/api/v1/progress",
+      body: #"{"type": "mood_score", "quantity": 5, "logged_at": "2026-03-02", "entry_id": "e1"}"#,
+      headers: alice)
+    #expect(created == 201)
+    let id = try #require((json["data"] as? [String: Any])?["id"] as? String)
+    let at = id.unicodeScalars.count + 1
+    let refusals: [(String, String, String?, String)] = [
+      (
+        "DELETE", "/api/v1/progress/\(id)%00junk", nil,
+        "the id in the path holds the control character U+0000 at character \(at)"
+      ),
+      (
+        "GET", "/api/v1/progress/\(id)%00", nil,
+        "the id in the path holds the control character U+0000 at character \(at)"
+      ),
+      (
+        "PUT", "/api/v1/progress/\(id)%1B",
+        #"{"type": "mood_score", "quantity": 1, "logged_at": "2026-03-02"}"#,
+        "the id in the path holds the control character U+001B at character \(at)"
+      ),
+      (
+        "POST", "/api/v1/progress",
+        #"{"type": "mood_score", "quantity": 1, "logged_at": "2026-03-02", "entry_id": "e1\u0000x"}"#,
+        "entry_id holds the control character U+0000 at character 3"
+      ),
+      (
+        "POST", "/api/v1/progress",
+        #"{"type": "mood_score", "quantity": 1, "logged_at": "2026-03-02", "notes": "a\u0000b"}"#,
+        "notes must not hold the NUL character (U+0000)"
+      ),
+      (
+        "POST", "/api/v1/progress/batch",
+        #"{"items": [{"idempotency_key": "k", "method": "DELETE", "id": "\#(id)\u0000"}]}"#,
+        "items[0].id holds the control character U+0000 at character \(at)"
+      ),
+      (
+        "POST", "/api/v1/progress/batch",
+        #"{"items": [{"idempotency_key": "k\u0000", "method": "DELETE", "id": "\#(id)"}]}"#,
+        "items[0].idempotency_key holds the control character U+0000 at character 2"
+      ),
+    ]
+    for (method, path, body, message) in refusals {
+      let (status, json) = try await backend.raw(method, path, body: body, headers: alice)
+      #expect(status == 400, "\(method) \(path)")
+      #expect(json.errorCode == "validation_failed", "\(method) \(path)")
+      #expect(json.errorMessage == message, "\(method) \(path)")
+    }
+    // Line breaks and tabs are text a person types.
+    let (typed, _) = try await backend.raw(
+      "POST", "/api/v1/progress",
+      body: #"{"type": "mood_score", "quantity": 6, "logged_at": "2026-03-02", "notes": "one\ntwo\tthree"}"#,
+      headers: alice)
+    #expect(typed == 201)
+    // The first row is as it was.
+    let (status, row) = try await backend.raw("GET", "/api/v1/progress/\(id)", headers: alice)
+    #expect(status == 200)
+    #expect(((row["data"] as? [String: Any])?["quantity"] as? NSNumber)?.intValue == 5)
+    #expect(try await backend.client("alice").listProgress(ListQuery()).total == 2)
+  }
+
   // MARK: connections
 
   @Test func aConnectionThatSendsNoCompleteRequestIsClosed() async throws {
@@ -438,6 +748,12 @@ private func mood(_ quantity: Int, loggedAt: String = "2026-03-02", notes: Strin
   return body
 }
 
+/// A token with these claims (JSON text, as it is) under `header`, signed with the
+/// tests' secret.
+private func signed(_ claims: String, header: String = #"{"alg":"HS256","typ":"JWT"}"#) -> String {
+  JWT.sign(header: header, payload: claims, secret: jwtSecret)
+}
+
 /// A clock a test moves.
 private final class TestNow: @unchecked Sendable {
   private let lock = NSLock()
@@ -461,6 +777,13 @@ private struct BatchResult {
 }
 
 extension TestBackend {
+  /// A backend whose clock the test moves.
+  fileprivate static func start(clock: TestNow) async throws -> TestBackend {
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(apiKey: apiKey, jwtSecret: jwtSecret, now: { clock.now }))
+    return TestBackend(server: server, url: try await server.start())
+  }
+
   static func start(
     idleTimeout: TimeInterval?,
     fault: (@Sendable (_ method: String, _ path: String) async -> ProgressServer.Fault?)? = nil

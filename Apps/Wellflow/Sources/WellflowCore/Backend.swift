@@ -16,29 +16,37 @@ public enum BackendChoice: Sendable {
 /// lasts the run. Its rows live beside the app's data, so `--data-dir` keeps both.
 public actor EmbeddedBackend: BackendConnector {
   public static let fileName = "backend.sqlite"
+  /// Every token expires (SPEC §12); one outlived by its run (a preview left open for
+  /// days) is replaced halfway through its life.
+  static let tokenLifetime: TimeInterval = 24 * 3_600
 
   private let databasePath: String?
   private var server: ProgressServer?
-  private var clients: [String: ProgressAPIClient] = [:]
+  private var clients: [String: (client: ProgressAPIClient, renewAt: Date)] = [:]
   private let started = Locked(false)
 
-  /// `databasePath` nil keeps the backend's rows in memory.
-  public init(databasePath: String?) {
+  private let now: @Sendable () -> Date
+
+  /// `databasePath` nil keeps the backend's rows in memory; `now` is the server's clock.
+  public init(databasePath: String?, now: @escaping @Sendable () -> Date = { Date() }) {
     self.databasePath = databasePath
+    self.now = now
   }
 
   /// Whether a server was started, readable without waiting for the actor.
   public nonisolated var wasStarted: Bool { started.current }
 
   public func api(for userID: String) async throws -> any ProgressAPI {
-    if let client = clients[userID] { return client }
+    if let cached = clients[userID], now() < cached.renewAt {
+      return cached.client
+    }
     let server = try await runningServer()
     let client = ProgressAPIClient(
       credentials: BackendCredentials(
         baseURL: server.url!, apiKey: server.configuration.apiKey,
-        token: server.token(for: userID, ttl: 24 * 3_600)),
+        token: server.token(for: userID, ttl: Self.tokenLifetime)),
       transport: HTTPAgentTransport.shared, timeout: 30)
-    clients[userID] = client
+    clients[userID] = (client, now().addingTimeInterval(Self.tokenLifetime / 2))
     return client
   }
 
@@ -50,7 +58,7 @@ public actor EmbeddedBackend: BackendConnector {
       configuration: ProgressServer.Configuration(
         host: "127.0.0.1", port: 0, databasePath: databasePath,
         apiKey: "wellflow-embedded-\(UUID().uuidString)",
-        jwtSecret: UUID().uuidString + UUID().uuidString))
+        jwtSecret: UUID().uuidString + UUID().uuidString, now: now))
     try await server.start()
     self.server = server
     return server

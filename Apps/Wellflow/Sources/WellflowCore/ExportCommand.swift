@@ -91,6 +91,12 @@ public enum ExportCommand {
     start: Date(timeIntervalSince1970: -1e15), end: Date(timeIntervalSince1970: 1e15))
 
   static func read(_ configuration: ExportConfiguration) async throws -> [ExportRecord] {
+    if let problem = UserID.problem(with: configuration.userID) {
+      throw ExportError(message: "--user '\(clipped(configuration.userID))' \(problem) (\(UserID.rule))")
+    }
+    if let problem = DataDirectory.problem(with: configuration.dataDirectory) {
+      throw ExportError(message: problem)
+    }
     let interval = try interval(
       from: configuration.from, to: configuration.to, timeZone: configuration.timeZone)
     let directory = URL(fileURLWithPath: configuration.dataDirectory, isDirectory: true)

@@ -100,6 +100,9 @@ public enum RunCommand {
     if let users = configuration.users, !(1...Self.maxUsers).contains(users) {
       return usage("--users takes a number from 1 to \(Self.maxUsers), got \(users)")
     }
+    if let path = configuration.dataDirectory, let problem = DataDirectory.problem(with: path) {
+      return usage(problem)
+    }
     var backend = BackendChoice.embedded
     if let text = configuration.backendURL {
       guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),

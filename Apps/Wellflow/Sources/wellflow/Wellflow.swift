@@ -436,17 +436,27 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "The address to bind.")
   var host: String = "127.0.0.1"
 
+  @Option(name: .customLong("jwt-issuer"), help: "Accept only tokens whose iss is this.")
+  var jwtIssuer: String?
+
+  @Option(name: .customLong("jwt-audience"), help: "Accept only tokens whose aud names this.")
+  var jwtAudience: String?
+
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0…65535, got \(port)") }
     guard !apiKey.isEmpty, !jwtSecret.isEmpty else {
       throw ValidationError("--api-key and --jwt-secret must not be empty")
+    }
+    guard jwtIssuer?.isEmpty != true, jwtAudience?.isEmpty != true else {
+      throw ValidationError("--jwt-issuer and --jwt-audience must not be empty")
     }
   }
 
   func run() async throws {
     let server = try ProgressServer(
       configuration: ProgressServer.Configuration(
-        host: host, port: port, databasePath: db, apiKey: apiKey, jwtSecret: jwtSecret))
+        host: host, port: port, databasePath: db, apiKey: apiKey, jwtSecret: jwtSecret, jwtIssuer: jwtIssuer,
+        jwtAudience: jwtAudience))
     try await server.runUntilSignalled { url in
       FileHandle.standardOutput.write(
         Data("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
@@ -468,19 +478,27 @@ struct Token: ParsableCommand {
   @Option(help: "How long the token lasts: a number and s, m, h or d (e.g. 90m, 1h, 7d).")
   var ttl: String = "1h"
 
+  @Option(name: .customLong("jwt-issuer"), help: "The iss to put in the token (serve --jwt-issuer).")
+  var jwtIssuer: String?
+
+  @Option(name: .customLong("jwt-audience"), help: "The aud to put in the token (serve --jwt-audience).")
+  var jwtAudience: String?
+
   func validate() throws {
     guard JWT.parseTTL(ttl) != nil else {
       throw ValidationError("--ttl takes e.g. 90s, 30m, 1h or 7d (at most 3660d), got '\(ttl)'")
     }
-    guard !user.isEmpty else { throw ValidationError("USER must not be empty") }
+    // The server refuses a token for such a user, so none is printed.
+    if let problem = UserID.problem(with: user) {
+      throw ValidationError("USER \(problem) (\(UserID.rule))")
+    }
   }
 
   func run() throws {
-    let now = Date()
     print(
-      JWT.sign(
-        subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(JWT.parseTTL(ttl)!)
-      ))
+      try JWT.issue(
+        subject: user, secret: jwtSecret, now: Date(), ttl: JWT.parseTTL(ttl)!, issuer: jwtIssuer,
+        audience: jwtAudience))
   }
 }
 

@@ -1,4 +1,5 @@
 import Crypto
+import FlowKit
 import Foundation
 import GRDB
 import Journal
@@ -10,6 +11,9 @@ struct BackendAPI: Sendable {
   let store: BackendStore
   let apiKey: String
   let jwtSecret: String
+  /// `iss` and `aud` a token must carry, when the server is configured with them.
+  var jwtIssuer: String? = nil
+  var jwtAudience: String? = nil
   let catalog: JournalCatalog
   let now: @Sendable () -> Date
   let tokens = TokenCache()
@@ -68,6 +72,8 @@ struct BackendAPI: Sendable {
     let userID = try authenticate(request)
     let key = request.headers["idempotency-key"].flatMap { $0.isEmpty ? nil : $0 }
     let id = parts.count == 4 ? (parts[3].removingPercentEncoding ?? parts[3]) : nil
+    if let key { try Self.checkName(key, "the Idempotency-Key") }
+    if let id { try Self.checkName(id, "the id in the path") }
     switch (parts[2], id, request.method) {
     case ("progress", "batch", "POST"): return try await batch(request, userID: userID)
     case ("progress", "batch", _):
@@ -105,6 +111,12 @@ struct BackendAPI: Sendable {
     }
   }
 
+  /// Ids and keys are bound into SQL, which ends a text at a NUL (`a\u{0}b` would be
+  /// `a`): one holding a control character names nothing and is refused (400).
+  static func checkName(_ text: String, _ what: String) throws {
+    if let control = ControlCharacter.first(in: text) { throw Refusal.invalid("\(what) holds \(control)") }
+  }
+
   static func progressPath(_ id: String?) -> String {
     id.map { "/api/v1/progress/\($0)" } ?? "/api/v1/progress"
   }
@@ -124,7 +136,9 @@ struct BackendAPI: Sendable {
         status: 401, code: "missing_token", message: "send a bearer token in Authorization: Bearer <token>")
     }
     do {
-      return try tokens.subject(of: String(authorization.dropFirst(7)), secret: jwtSecret, now: now())
+      return try tokens.subject(
+        of: String(authorization.dropFirst(7)), secret: jwtSecret, now: now(), issuer: jwtIssuer,
+        audience: jwtAudience)
     } catch {
       throw Refusal(
         status: 401, code: error == .expired ? "token_expired" : "invalid_token", message: error.description)
@@ -358,6 +372,7 @@ struct BackendAPI: Sendable {
       guard case .string(let key) = item["idempotency_key"], !key.isEmpty else {
         throw Refusal.invalid("\(name).idempotency_key is required (a non-empty string)")
       }
+      try Self.checkName(key, "\(name).idempotency_key")
       guard case .string(let method) = item["method"], ["POST", "PUT", "DELETE"].contains(method) else {
         throw Refusal.invalid("\(name).method must be \"POST\", \"PUT\" or \"DELETE\"")
       }
@@ -367,6 +382,7 @@ struct BackendAPI: Sendable {
       case .string(let text) where !text.isEmpty: id = text
       default: throw Refusal.invalid("\(name).id must be a non-empty string")
       }
+      if let id { try Self.checkName(id, "\(name).id") }
       if method == "POST", id != nil { throw Refusal.invalid("\(name).id is not sent with POST") }
       if method != "POST", id == nil { throw Refusal.invalid("\(name).id is required with \(method)") }
       let path = Self.progressPath(id)
@@ -430,8 +446,15 @@ struct BackendAPI: Sendable {
     if let text = notes, text.count > Self.maxNotesLength {
       throw Refusal.invalid("notes must be at most \(Self.maxNotesLength) characters, got \(text.count)")
     }
+    // Notes may hold line breaks and tabs, but not a NUL, which SQLite would end them at.
+    if let text = notes, text.unicodeScalars.contains("\u{0}") {
+      throw Refusal.invalid("notes must not hold the NUL character (U+0000)")
+    }
     var entryID: String?
-    if case .string(let text) = object["entry_id"] { entryID = text }
+    if case .string(let text) = object["entry_id"] {
+      try Self.checkName(text, "entry_id")
+      entryID = text
+    }
     return ProgressInput(
       type: type, quantity: quantity, loggedAt: loggedAt, date: date, notes: notes, entryID: entryID)
   }

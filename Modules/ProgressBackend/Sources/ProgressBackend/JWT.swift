@@ -1,73 +1,162 @@
 import Crypto
+import FlowKit
 import Foundation
 
 /// HS256 JSON Web Tokens: the bearer tokens of the progress API, whose `sub` is the user.
+/// A token is accepted only as SPEC §12 says: `alg` HS256, `exp` a number in the future,
+/// `nbf`/`iat` (when present) numbers not in the future, `sub` a whole user id.
 public enum JWT {
+  /// Seconds `nbf` and `iat` may lie ahead of the server's clock (clocks drift).
+  public static let leeway: TimeInterval = 30
+
   public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed
     case unsupportedAlgorithm(String)
     case badSignature
     case expired
     case missingSubject
+    /// The subject is no user id: why, as `UserID.problem(with:)` says.
+    case invalidSubject(String)
+    case missingExpiry
+    /// A time claim (`exp`, `nbf`, `iat`) that is not a JSON number.
+    case notANumber(claim: String)
+    case notYetValid
+    case issuedInTheFuture
+    case wrongIssuer
+    case wrongAudience
 
     public var description: String {
       switch self {
       case .malformed: "the bearer token is not a JWT"
-      case .unsupportedAlgorithm(let alg): "the bearer token is signed with \(alg); only HS256 is accepted"
+      case .unsupportedAlgorithm(let alg):
+        "the bearer token is signed with \(alg.prefix(32)); only HS256 is accepted"
       case .badSignature: "the bearer token's signature does not match"
       case .expired: "the bearer token has expired"
       case .missingSubject: "the bearer token names no user (sub)"
+      case .invalidSubject(let problem): "the bearer token's user (sub) \(problem) (\(UserID.rule))"
+      case .missingExpiry: "the bearer token has no expiry (exp); every token must expire"
+      case .notANumber(let claim): "the bearer token's \(claim) is not a number (seconds since 1970)"
+      case .notYetValid: "the bearer token is not valid yet (nbf)"
+      case .issuedInTheFuture: "the bearer token was issued in the future (iat)"
+      case .wrongIssuer: "the bearer token is not from the issuer this server accepts (iss)"
+      case .wrongAudience: "the bearer token is not meant for this server (aud)"
       }
     }
   }
 
-  /// A token for `subject` valid until `expiresAt`.
-  public static func sign(subject: String, secret: String, issuedAt: Date, expiresAt: Date) -> String {
-    let header = #"{"alg":"HS256","typ":"JWT"}"#
-    let claims: [String: Any] = [
+  /// A token for `subject` valid until `expiresAt`; `iss` and `aud` when given. Every
+  /// token made here expires. The subject is not checked: `issue` checks it.
+  public static func sign(
+    subject: String, secret: String, issuedAt: Date, expiresAt: Date, issuer: String? = nil,
+    audience: String? = nil
+  ) -> String {
+    var claims: [String: Any] = [
       "sub": subject, "iat": Int(issuedAt.timeIntervalSince1970), "exp": Int(expiresAt.timeIntervalSince1970),
     ]
+    if let issuer { claims["iss"] = issuer }
+    if let audience { claims["aud"] = audience }
     let payload = (try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])) ?? Data()
-    let signingInput = base64URL(Data(header.utf8)) + "." + base64URL(payload)
+    return sign(payload: String(decoding: payload, as: UTF8.self), secret: secret)
+  }
+
+  /// A token for `subject` lasting `ttl` from `now`, refused (`.invalidSubject`) for a
+  /// subject the server would refuse: what `wellflow token` prints.
+  public static func issue(
+    subject: String, secret: String, now: Date, ttl: TimeInterval, issuer: String? = nil,
+    audience: String? = nil
+  ) throws(Failure) -> String {
+    if let problem = UserID.problem(with: subject) { throw .invalidSubject(problem) }
+    return sign(
+      subject: subject, secret: secret, issuedAt: now, expiresAt: now.addingTimeInterval(ttl), issuer: issuer,
+      audience: audience)
+  }
+
+  /// `header` and `payload` (JSON text, taken as they are) signed with HMAC-SHA256 under
+  /// `secret`: for tests and tools that need tokens `sign` never makes.
+  public static func sign(
+    header: String = #"{"alg":"HS256","typ":"JWT"}"#, payload: String, secret: String
+  ) -> String {
+    let signingInput = base64URL(Data(header.utf8)) + "." + base64URL(Data(payload.utf8))
     return signingInput + "." + base64URL(signature(signingInput, secret: secret))
   }
 
-  /// The subject of a valid token; throws for a forged, expired or malformed one.
-  public static func verify(_ token: String, secret: String, now: Date) throws(Failure) -> String {
-    try signed(token, secret: secret).subject(at: now)
+  /// The subject of a valid token; throws for a forged, expired, malformed or otherwise
+  /// refused one. `issuer` and `audience`, when given, must be the token's `iss` and `aud`.
+  public static func verify(
+    _ token: String, secret: String, now: Date, issuer: String? = nil, audience: String? = nil
+  ) throws(Failure) -> String {
+    try signed(token, secret: secret, issuer: issuer, audience: audience).subject(at: now)
   }
 
-  /// A token whose signature checks out, with what remains to check at the time of use.
+  /// A token whose signature and claims check out, with what remains to check at the
+  /// time of use.
   struct Signed: Sendable {
-    var subject: String?
-    /// `exp` in seconds since 1970; nil: it does not expire.
-    var expiry: Double?
+    var subject: String
+    /// `exp`, `nbf` and `iat` in seconds since 1970.
+    var expiry: Double
+    var notBefore: Double?
+    var issuedAt: Double?
 
     func subject(at now: Date) throws(Failure) -> String {
-      if let expiry, now.timeIntervalSince1970 >= expiry { throw .expired }
-      guard let subject, !subject.isEmpty else { throw .missingSubject }
+      let seconds = now.timeIntervalSince1970
+      if seconds >= expiry { throw .expired }
+      if let notBefore, notBefore > seconds + JWT.leeway { throw .notYetValid }
+      if let issuedAt, issuedAt > seconds + JWT.leeway { throw .issuedInTheFuture }
       return subject
     }
   }
 
-  /// Checks the form, the algorithm and the signature, which depend on the token and
-  /// the secret alone (so the result may be kept); not the expiry.
-  static func signed(_ token: String, secret: String) throws(Failure) -> Signed {
+  /// Checks what depends on the token, the secret and the server's settings alone (so the
+  /// result may be kept): the form, the algorithm, the signature, then the claims' types
+  /// and the subject. Not the times.
+  static func signed(
+    _ token: String, secret: String, issuer: String? = nil, audience: String? = nil
+  ) throws(Failure) -> Signed {
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, let headerData = decodeBase64URL(parts[0]),
       let payloadData = decodeBase64URL(parts[1]), let signatureData = decodeBase64URL(parts[2]),
-      let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
-      let claims = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
+      case .object(let header)? = try? JSONValue.parse(headerData)
     else { throw .malformed }
-    guard let alg = header["alg"] as? String, alg == "HS256" else {
-      throw .unsupportedAlgorithm((header["alg"] as? String) ?? "nothing")
+    guard case .string(let alg)? = header["alg"], alg == "HS256" else {
+      if case .string(let alg)? = header["alg"] { throw .unsupportedAlgorithm(alg) }
+      throw .unsupportedAlgorithm("nothing")
     }
     let signingInput = Data("\(parts[0]).\(parts[1])".utf8)
     guard
       HMAC<SHA256>.isValidAuthenticationCode(
         signatureData, authenticating: signingInput, using: SymmetricKey(data: Data(secret.utf8)))
     else { throw .badSignature }
-    return Signed(subject: claims["sub"] as? String, expiry: (claims["exp"] as? NSNumber)?.doubleValue)
+    // The claims are read only once they are known to come from a holder of the secret.
+    guard case .object(let claims)? = try? JSONValue.parse(payloadData) else { throw .malformed }
+    let subject: String
+    switch claims["sub"] {
+    case nil, .null: throw .missingSubject
+    case .string(let text):
+      if text.isEmpty { throw .missingSubject }
+      if let problem = UserID.problem(with: text) { throw .invalidSubject(problem) }
+      subject = text
+    default: throw .invalidSubject("is not text")
+    }
+    func time(_ claim: String) throws(Failure) -> Double? {
+      switch claims[claim] {
+      case nil: return nil
+      case .number(let seconds): return seconds
+      default: throw .notANumber(claim: claim)
+      }
+    }
+    guard let expiry = try time("exp") else { throw .missingExpiry }
+    let notBefore = try time("nbf")
+    let issuedAt = try time("iat")
+    if let issuer, claims["iss"] != .string(issuer) { throw .wrongIssuer }
+    if let audience {
+      // `aud` is one name or a list of them (RFC 7519 §4.1.3).
+      switch claims["aud"] {
+      case .string(let name) where name == audience: break
+      case .array(let names) where names.contains(.string(audience)): break
+      default: throw .wrongAudience
+      }
+    }
+    return Signed(subject: subject, expiry: expiry, notBefore: notBefore, issuedAt: issuedAt)
   }
 
   private static func signature(_ input: String, secret: String) -> Data {
@@ -122,10 +211,13 @@ final class TokenCache: @unchecked Sendable {
     self.capacity = capacity
   }
 
-  /// The token's subject, checked now; forged, malformed, expired tokens throw.
-  func subject(of token: String, secret: String, now: Date) throws(JWT.Failure) -> String {
+  /// The token's subject, checked now; forged, malformed, expired tokens throw. One cache
+  /// serves one server, so `issuer` and `audience` are the same on every call.
+  func subject(
+    of token: String, secret: String, now: Date, issuer: String? = nil, audience: String? = nil
+  ) throws(JWT.Failure) -> String {
     if let signed = lock.withLock({ entries[token] }) { return try signed.subject(at: now) }
-    let signed = try JWT.signed(token, secret: secret)
+    let signed = try JWT.signed(token, secret: secret, issuer: issuer, audience: audience)
     let subject = try signed.subject(at: now)
     if token.utf8.count <= 4_096 {
       lock.withLock {

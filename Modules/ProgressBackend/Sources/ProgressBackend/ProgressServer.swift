@@ -17,6 +17,10 @@ public final class ProgressServer: Sendable {
     public var databasePath: String?
     public var apiKey: String
     public var jwtSecret: String
+    /// When set, a token must carry this `iss` (SPEC §12); tokens the server issues do.
+    public var jwtIssuer: String?
+    /// When set, a token's `aud` must name this audience; tokens the server issues do.
+    public var jwtAudience: String?
     /// Runs before each request; a non-nil fault is answered instead (fault tests).
     public var fault: (@Sendable (_ method: String, _ path: String) async -> Fault?)?
     public var now: @Sendable () -> Date
@@ -28,7 +32,8 @@ public final class ProgressServer: Sendable {
     public init(
       host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, apiKey: String,
       jwtSecret: String, fault: (@Sendable (_ method: String, _ path: String) async -> Fault?)? = nil,
-      now: @escaping @Sendable () -> Date = { Date() }, idleTimeout: TimeInterval? = 10
+      now: @escaping @Sendable () -> Date = { Date() }, idleTimeout: TimeInterval? = 10,
+      jwtIssuer: String? = nil, jwtAudience: String? = nil
     ) {
       self.host = host
       self.port = port
@@ -38,6 +43,8 @@ public final class ProgressServer: Sendable {
       self.fault = fault
       self.now = now
       self.idleTimeout = idleTimeout
+      self.jwtIssuer = jwtIssuer
+      self.jwtAudience = jwtAudience
     }
   }
 
@@ -60,14 +67,16 @@ public final class ProgressServer: Sendable {
     self.configuration = configuration
     api = BackendAPI(
       store: try BackendStore(path: configuration.databasePath), apiKey: configuration.apiKey,
-      jwtSecret: configuration.jwtSecret, catalog: try JournalCatalog.bundled(), now: configuration.now)
+      jwtSecret: configuration.jwtSecret, jwtIssuer: configuration.jwtIssuer,
+      jwtAudience: configuration.jwtAudience, catalog: try JournalCatalog.bundled(), now: configuration.now)
   }
 
   /// A token for `userID` signed with this server's secret.
   public func token(for userID: String, ttl: TimeInterval = 86_400) -> String {
     let now = configuration.now()
     return JWT.sign(
-      subject: userID, secret: configuration.jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(ttl))
+      subject: userID, secret: configuration.jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(ttl),
+      issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
   }
 
   /// Starts serving in the background; returns the base URL once the port is bound.

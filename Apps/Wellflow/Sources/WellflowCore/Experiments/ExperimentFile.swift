@@ -255,6 +255,10 @@ private struct ExperimentFileLoader {
     let keyNode = field("key")
     let key = keyNode.flatMap { text($0, "key") }
     if keyNode == nil { missing.append("key") }
+    // A key names events, sticky buckets and the report: whole, as written.
+    if let key, let keyNode, let control = ControlCharacter.first(in: key) {
+      report(keyNode.position, "key '\(clipped(key))' holds \(control)")
+    }
     let flowNode = field("flow")
     let flowID = flowNode.flatMap { text($0, "flow") }
     if flowNode == nil { missing.append("flow") }

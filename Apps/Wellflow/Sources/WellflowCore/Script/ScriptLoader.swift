@@ -156,6 +156,9 @@ public struct ScriptLoader {
     if let tags = entries.first(where: { $0.key == "tags" })?.value { script.tags = stringList(tags, "tags") }
     if let user = entries.first(where: { $0.key == "user" })?.value {
       script.user = string(user, "user") ?? ""
+      if let id = user.string, let problem = UserID.problem(with: id) {
+        report(user.position, "user '\(clipped(id))' \(problem) (\(UserID.rule))")
+      }
     }
     if let start = entries.first(where: { $0.key == "start" })?.value, let components = localDateTime(start) {
       script.start = components
@@ -495,6 +498,11 @@ public struct ScriptLoader {
     }
     guard let file else {
       report(node.position, "run needs `file`")
+      return nil
+    }
+    // A file name ends at a NUL for the file system: `a.yaml\0x` would run a.yaml.
+    if let control = ControlCharacter.first(in: file) {
+      report(node.position, "run: the file name '\(clipped(file))' holds \(control)")
       return nil
     }
     let path = file.hasPrefix("/") ? file : (directory as NSString).appendingPathComponent(file)
