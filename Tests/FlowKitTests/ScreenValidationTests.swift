@@ -77,6 +77,14 @@ struct ScreenValidationTests {
     #expect(message(.enter("note", "123456")) == "test.form: 'note' takes at most 5 characters, got 6")
   }
 
+  /// A store would keep only the text before it.
+  @Test func textWithANULIsRefused() {
+    #expect(
+      message(.enter("note", "ab\u{0}c"))
+        == "test.form: 'note' takes no NUL character (U+0000), got one at character 3")
+    #expect(message(.enter("note", "a\u{1B}\tb")) == nil)
+  }
+
   @Test func sliderOutOfRangeAndOffStep() {
     #expect(message(.set("score", 11)) == "test.form: 'score' goes from 1 to 10, got 11")
     #expect(message(.set("score", 0)) == "test.form: 'score' goes from 1 to 10, got 0")

@@ -53,6 +53,8 @@ public struct ActionError: Error, Equatable, CustomStringConvertible {
     case unknownOption(String, available: [String])
     case singleChoiceTakesOne(given: Int)
     case textTooLong(limit: Int, length: Int)
+    /// A NUL: stores cut text at it (SQLite's C strings), so a text field refuses it.
+    case textHasNUL(at: Int)
     case outOfRange(Double, ClosedRange<Double>)
     case offStep(Double, step: Double)
     case alertIsUp(alert: String, buttons: [String])
@@ -90,6 +92,8 @@ public struct ActionError: Error, Equatable, CustomStringConvertible {
       return "\(screen): \(subject) is a single choice and takes one option, got \(given)"
     case .textTooLong(let limit, let length):
       return "\(screen): \(subject) takes at most \(limit) characters, got \(length)"
+    case .textHasNUL(let position):
+      return "\(screen): \(subject) takes no NUL character (U+0000), got one at character \(position)"
     case .outOfRange(let value, let range):
       return
         "\(screen): \(subject) goes from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)), got \(formatNumber(value))"
@@ -164,6 +168,11 @@ extension Screen {
       if text.count > limit {
         throw ActionError(
           screen: id, element: elementID, problem: .textTooLong(limit: limit, length: text.count))
+      }
+      if let nul = text.firstIndex(of: "\u{0}") {
+        throw ActionError(
+          screen: id, element: elementID,
+          problem: .textHasNUL(at: text.distance(from: text.startIndex, to: nul) + 1))
       }
     case (.set(_, let value), .slider(let range, let step, _)):
       guard range.contains(value) else {
