@@ -30,6 +30,7 @@ import Testing
       .success(HTTPExchangeResponse(status: 201, headers: ["Retry-After": "3"], body: Data("{}".utf8))),
       .success(HTTPExchangeResponse(status: 204, headers: [:], body: Data())),
       .failure(.timeout), .failure(.offline), .failure(.unreachable("connection refused")),
+      .failure(.tooLarge),
     ]
     for (id, answer) in answers.enumerated() {
       let frame = HTTPAgentFrames.response(id: UInt64(id), answer)
