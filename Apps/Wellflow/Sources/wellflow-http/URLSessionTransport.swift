@@ -144,6 +144,19 @@ public final class URLSessionTransport: HTTPTransport {
       completionHandler(nil)
     }
 
+    /// A body announced past the limit is refused before any of it is read.
+    func urlSession(
+      _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+      completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+      if response.expectedContentLength > HTTPExchangeResponse.maxBodyBytes {
+        exchange(dataTask)?.finish(.failure(BodyTooLarge()))
+        completionHandler(.cancel)
+      } else {
+        completionHandler(.allow)
+      }
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
       exchange(dataTask)?.received(data)
     }
