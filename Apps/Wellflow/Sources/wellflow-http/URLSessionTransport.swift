@@ -12,8 +12,10 @@ import Sync
 /// It follows no redirect: a 3xx comes back as the answer, so the API key and the bearer
 /// token never go to another origin or over another scheme (URLSession would send them
 /// on). A body is gathered as it arrives, decompressed, and the task is cancelled once
-/// it passes `HTTPExchangeResponse.maxBodyBytes`, so a small gzip body that inflates to
-/// gigabytes costs no more than the limit.
+/// it passes `HTTPExchangeResponse.maxBodyBytes` (or at its response, when its
+/// `Content-Length` is over). On Linux the cancel lands late: corelibs queues every
+/// chunk to the delegate without backpressure, so a fast peer's body may be read well
+/// past the limit (a 400 MB one: ~470 MB at the peak) before it is refused.
 public final class URLSessionTransport: HTTPTransport {
   private let sessions = Locked<[SessionKey: URLSession]>([:])
   private let delegate = SessionDelegate()
