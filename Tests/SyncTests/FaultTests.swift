@@ -6,6 +6,8 @@ import Storage
 import Sync
 import Testing
 
+@testable import wellflow_http
+
 /// The processor against the real server when things go wrong.
 @Suite struct FaultTests {
   @Test func aServerThatIsDownLeavesRowsPendingWithABackoff() async throws {
@@ -59,22 +61,39 @@ import Testing
     #expect(try await backend.client("alice").listProgress(ListQuery()).total == 1)
   }
 
+  /// The deadline is the test's: it passes once the server holds the request, which it
+  /// never answers, so a timeout is the only outcome however slow the machine. The retry
+  /// must succeed, so it gets a generous deadline (a 1 s one failed it on a busy machine).
   @Test func aResponseThatNeverComesTimesOutAndTheRowWaits() async throws {
     let hang = Locked(true)
-    let backend = try await TestBackend.start { _, _ in hang.current ? .hang : nil }
+    let held = Locked(false)
+    let backend = try await TestBackend.start { _, _ in
+      guard hang.current else { return nil }
+      held.withLock { $0 = true }
+      return .hang
+    }
     defer { Task { await backend.stop() } }
     let (database, directory) = try makeAppDatabase()
     defer { try? FileManager.default.removeItem(at: directory) }
     let clock = testClock()
     try await seedMoods(SQLiteMoodRepository(writer: database.writer), user: "alice", count: 2, clock: clock)
     let outbox = SQLiteOutbox(writer: database.writer)
-    let processor = OutboxProcessor(outbox: outbox, api: backend.client("alice", timeout: 1), clock: clock)
-    let report = try await processor.run(userID: "alice")
+    let transport = URLSessionTransport { _ in
+      while !held.current, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+    let hanging = ProgressAPIClient(
+      credentials: BackendCredentials(
+        baseURL: backend.url, apiKey: apiKey, token: backend.server.token(for: "alice")),
+      transport: transport, timeout: 600)
+    let report = try await OutboxProcessor(outbox: outbox, api: hanging, clock: clock).run(userID: "alice")
     #expect(report.stop == .backendUnavailable("the backend did not answer in time"))
     #expect(report.retrying == 2 && report.untried == 0)  // one batch
     #expect(try await outbox.pendingCount(userID: "alice") == 2)
     hang.withLock { $0 = false }
-    let retry = try await processor.run(userID: "alice", ignoringBackoff: true)
+    let retry = try await OutboxProcessor(
+      outbox: outbox, api: backend.client("alice", timeout: 60), clock: clock
+    )
+    .run(userID: "alice", ignoringBackoff: true)
     #expect(retry.synced == 2, "\(retry)")
     #expect(try await backend.client("alice").listProgress(ListQuery()).total == 2)
   }

@@ -30,6 +30,7 @@ import Testing
       .success(HTTPExchangeResponse(status: 201, headers: ["Retry-After": "3"], body: Data("{}".utf8))),
       .success(HTTPExchangeResponse(status: 204, headers: [:], body: Data())),
       .failure(.timeout), .failure(.offline), .failure(.unreachable("connection refused")),
+      .failure(.tooLarge),
     ]
     for (id, answer) in answers.enumerated() {
       let frame = HTTPAgentFrames.response(id: UInt64(id), answer)
@@ -75,8 +76,10 @@ import Testing
     let client = ProgressAPIClient(
       credentials: BackendCredentials(
         baseURL: backend.url, apiKey: apiKey, token: backend.server.token(for: "alice")),
-      transport: transport, timeout: 10)
-    // Concurrent requests share the one agent and each gets its own answer.
+      transport: transport, timeout: 60)
+    // Concurrent requests share the one agent and each gets its own answer. Nothing here
+    // waits on a deadline, so it is generous: the agent starts and eight requests queue
+    // for two connections, which took more than 10 s on a busy machine.
     let created = try await withThrowingTaskGroup(of: ProgressRecord.self) { group in
       for score in 1...8 {
         group.addTask {
@@ -117,7 +120,7 @@ import Testing
     let transport = HTTPAgentTransport(agent: HTTPAgentTransport.defaultAgentPath())
     async let answer = transport.send(hanging)
     var agent: Int32?
-    for _ in 0..<200 where agent == nil {
+    for _ in 0..<6_000 where agent == nil {
       try await Task.sleep(for: .milliseconds(10))
       agent = transport.agentProcessIdentifier
     }
@@ -132,7 +135,7 @@ import Testing
     health.method = "GET"
     health.url = backend.url.appendingPathComponent("api/v1/progress")
     health.body = nil
-    health.deadline = 10
+    health.deadline = 60
     let next = await transport.send(health)
     #expect((try? next.get().status) == 401)  // no credentials: the server answered
     #expect(transport.agentProcessIdentifier != pid)

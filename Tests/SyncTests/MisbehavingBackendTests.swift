@@ -45,7 +45,7 @@ import Testing
       (429, html, .rateLimited(message: phrase(429), retryAfter: 30), true),
       (503, envelope, .server(status: 503, message: "no", retryAfter: 30), true),
       (418, envelope, .unexpected(status: 418, message: "no"), true),
-      (302, html, .unexpected(status: 302, message: phrase(302) + notOurs), true),
+      (302, html, .redirected(status: 302, location: nil), true),
     ]
     for (status, body, expected, transient) in cases {
       let error = ProgressAPIError.classify(status: status, body: body, retryAfter: 30)

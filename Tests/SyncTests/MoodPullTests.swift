@@ -76,6 +76,58 @@ import Testing
     #expect(try await pull.run(userID: "alice").imported == 0)
   }
 
+  @Test func entriesBefore1970ComeBackToAFreshInstall() async throws {
+    let backend = try await TestBackend.start()
+    defer { Task { await backend.stop() } }
+    let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+    // A script starting 1970-01-01T00:30 in Tokyo: 1969-12-31T15:30Z.
+    let clock = ManualClock(now: Date(timeIntervalSince1970: -30_600), timeZone: tokyo)
+    let (database, directory) = try makeAppDatabase()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let repository = SQLiteMoodRepository(writer: database.writer)
+    let dates = [
+      clock.now,
+      clock.now.addingTimeInterval(-86_400),  // backdated a day: 1969-12-31 in Tokyo
+      Date(timeIntervalSince1970: -2_195_942_400),  // 1900-06-01T00:00Z
+    ]
+    var saved: [MoodEntry] = []
+    for (index, date) in dates.enumerated() {
+      let entry = MoodEntry(
+        id: UUID(), userID: "alice", date: date, day: MoodDay(date, in: clock.calendar), score: index + 4,
+        valence: try MoodTranslation.valence(forScore: index + 4),
+        labels: try MoodTranslation.labels(forScore: index + 4, notes: nil), kind: .momentaryEmotion,
+        createdAt: date, updatedAt: date)
+      try await repository.save([(entry, .mood(entry, operation: .create, id: UUID(), now: date))])
+      saved.append(entry)
+    }
+    let push = try await OutboxProcessor(
+      outbox: SQLiteOutbox(writer: database.writer), api: backend.client("alice"), clock: clock
+    ).run(userID: "alice")
+    #expect(push.synced == 3)
+    #expect(try await backend.client("alice").listProgress(ListQuery()).total == 3)
+
+    // A fresh install, today, in Tokyo.
+    let (fresh, freshDirectory) = try makeAppDatabase()
+    defer { try? FileManager.default.removeItem(at: freshDirectory) }
+    let freshRepository = SQLiteMoodRepository(writer: fresh.writer)
+    struct Connector: BackendConnector {
+      let client: ProgressAPIClient
+      func api(for userID: String) async throws -> any ProgressAPI { client }
+    }
+    let today = ManualClock(now: testClock().now, timeZone: tokyo)
+    let result = try await SyncService(
+      connector: Connector(client: backend.client("alice")), outbox: SQLiteOutbox(writer: fresh.writer),
+      moods: freshRepository, clock: today, connectivity: NetworkSwitch()
+    ).sync(userID: "alice")
+    #expect(result.pulled == 3 && result.pullSkippedCount == 0, "\(result.pullSkipped)")
+    let pulled = try await freshRepository.entries(
+      userID: "alice", in: DateInterval(start: .distantPast, end: .distantFuture))
+    #expect(pulled.map(\.id) == saved.reversed().map(\.id))
+    #expect(pulled.map(\.date) == dates.reversed())
+    #expect(pulled.map(\.day.description) == ["1900-06-01", "1969-12-31", "1970-01-01"])
+    #expect(pulled.map(\.score) == [6, 5, 4])
+  }
+
   @Test func syncPushesThenPullsAndDoesNothingOffline() async throws {
     let backend = try await TestBackend.start()
     defer { Task { await backend.stop() } }

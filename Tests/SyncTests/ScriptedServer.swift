@@ -191,10 +191,11 @@ extension ScriptedServer.Answer {
 }
 
 extension ScriptedServer {
-  /// A client of this server; `deadline` bounds each whole request.
-  func client(deadline: TimeInterval = 5) -> ProgressAPIClient {
+  /// A client of this server; `deadline` bounds each whole request (generous by default:
+  /// a test that wants a timeout asks for a short one).
+  func client(deadline: TimeInterval = 30) -> ProgressAPIClient {
     ProgressAPIClient(
-      credentials: BackendCredentials(baseURL: url, apiKey: apiKey, token: "token"), timeout: 5,
+      credentials: BackendCredentials(baseURL: url, apiKey: apiKey, token: "token"), timeout: 30,
       requestDeadline: deadline, maxConnections: 2)
   }
 }

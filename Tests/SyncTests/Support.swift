@@ -29,7 +29,8 @@ struct TestBackend {
     return TestBackend(server: server, url: try await server.start())
   }
 
-  func client(_ user: String, timeout: TimeInterval = 10, maxConnections: Int = 4) -> ProgressAPIClient {
+  /// A generous default: what must succeed must not depend on how busy the machine is.
+  func client(_ user: String, timeout: TimeInterval = 60, maxConnections: Int = 4) -> ProgressAPIClient {
     ProgressAPIClient(
       credentials: BackendCredentials(baseURL: url, apiKey: apiKey, token: server.token(for: user)),
       timeout: timeout, maxConnections: maxConnections)

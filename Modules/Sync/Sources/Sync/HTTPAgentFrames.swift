@@ -5,7 +5,7 @@ import Foundation
 /// Requests carry an id the answer repeats, so many may be in flight at once.
 ///
 ///     request  = id u64, method, url, headers, body?, idle f64, deadline f64, connections u16
-///     response = id u64, kind u8 (0 answer, 1 timeout, 2 offline, 3 unreachable),
+///     response = id u64, kind u8 (0 answer, 1 timeout, 2 offline, 3 unreachable, 4 too large),
 ///                answer: status u16, headers, body / others: message
 ///     string   = length u32, UTF-8;  headers = count u16, (name, value)…;  body? = flag u8, bytes
 ///
@@ -13,7 +13,7 @@ import Foundation
 /// frame is an error, never a trap.
 public enum HTTPAgentFrames {
   /// The largest frame either side accepts: far above the backend's 1 MiB bodies and
-  /// its largest page, far below what would hurt.
+  /// the 8 MiB answers the agent passes on, far below what would hurt.
   public static let maxFrame = 64 << 20
 
   public struct Malformed: Error, CustomStringConvertible {
@@ -81,6 +81,9 @@ public enum HTTPAgentFrames {
     case .failure(.unreachable(let message)):
       writer.u8(3)
       writer.string(message)
+    case .failure(.tooLarge):
+      writer.u8(4)
+      writer.string("")
     }
     return writer.framed()
   }
@@ -98,9 +101,14 @@ public enum HTTPAgentFrames {
       let headers = try reader.headers()
       let body = try reader.optionalBytes() ?? Data()
       result = .success(HTTPExchangeResponse(status: status, headers: headers, body: body))
-    case 1, 2, 3:
+    case 1, 2, 3, 4:
       let message = try reader.string()
-      result = .failure(kind == 1 ? .timeout : kind == 2 ? .offline : .unreachable(message))
+      switch kind {
+      case 1: result = .failure(.timeout)
+      case 2: result = .failure(.offline)
+      case 3: result = .failure(.unreachable(message))
+      default: result = .failure(.tooLarge)
+      }
     default:
       throw Malformed(description: "unknown answer kind \(kind)")
     }

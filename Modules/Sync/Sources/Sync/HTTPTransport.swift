@@ -40,6 +40,10 @@ public struct HTTPExchangeResponse: Sendable, Equatable {
   }
 
   public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+  /// The largest body a transport accepts, counted after decompression: far above the
+  /// backend's largest page, and what a hostile or broken peer can make a sync hold.
+  public static let maxBodyBytes = 8 << 20
 }
 
 /// Why no answer came.
@@ -50,6 +54,9 @@ public enum HTTPTransportFailure: Error, Sendable, Equatable {
   case offline
   /// Anything else: refused connection, unknown host, a broken answer.
   case unreachable(String)
+  /// The body passed `HTTPExchangeResponse.maxBodyBytes` (decompressed); the rest was
+  /// not read.
+  case tooLarge
 }
 
 /// Sends HTTP requests: the seam between the progress client and a networking stack.

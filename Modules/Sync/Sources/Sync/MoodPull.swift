@@ -12,6 +12,10 @@ public struct MoodPull: Sendable {
   public let repository: any MoodRepository
   public let clock: any FlowClock
   public static let pageSize = 100
+  /// The most pages (and `pageSize` rows each) one pull reads: a backend whose pages
+  /// never end cannot keep a sync pulling, and one with more rows than that gives them
+  /// over later pulls (`Report.resumeOffset`).
+  public static let maxPages = 100
 
   /// What a pull did.
   public struct Report: Sendable, Hashable {
@@ -24,6 +28,12 @@ public struct MoodPull: Sendable {
     /// The passing failure (timeout, 5xx, garbage) that ended the pull early; what was
     /// imported before it stays, and the rest arrives on a later pull.
     public var error: ProgressAPIError?
+    /// Why the pull stopped before the backend's last row although every page came:
+    /// the page limit, or pages that do not add up to their total.
+    public var unfinished: String?
+    /// Where the next pull goes on when this one stopped at the page limit; nil when it
+    /// read to the end (the next starts from the first row).
+    public var resumeOffset: Int?
 
     public init() {}
 
@@ -56,11 +66,15 @@ public struct MoodPull: Sendable {
     self.clock = clock
   }
 
-  /// Pulls every page; a permanent refusal of the list (a 400) throws.
-  public func run(userID: String) async throws -> Report {
+  /// Pulls the pages from `offset` on, at most `maxPages` of them, until the total the
+  /// first page gave: a later page's larger total (rows sent meanwhile) waits for the
+  /// next pull, a smaller one (rows deleted meanwhile) ends it sooner. A permanent
+  /// refusal of the list (a 400) throws.
+  public func run(userID: String, from offset: Int = 0) async throws -> Report {
     var report = Report()
-    var offset = 0
-    while true {
+    var offset = max(offset, 0)
+    var total: Int?
+    for pageNumber in 1...Self.maxPages {
       let page: Page<ProgressRecord>
       switch await fetchPage(at: offset) {
       case .success(let fetched): page = fetched
@@ -68,6 +82,10 @@ public struct MoodPull: Sendable {
         report.error = error
         return report
       case .failure(let error): throw error
+      }
+      guard page.total >= 0 else {
+        report.unfinished = "the backend's total (\(page.total)) is not a count of rows"
+        return report
       }
       for reason in page.skipped { report.skip(Skip(backendID: nil, reason: reason)) }
       for record in page.entries {
@@ -82,8 +100,21 @@ public struct MoodPull: Sendable {
       }
       // Unreadable rows count too, or a page of them would end the pull early.
       offset += page.rowCount
-      if page.rowCount == 0 || offset >= page.total { return report }
+      let end = min(total ?? page.total, page.total)
+      total = end
+      if page.rowCount == 0 || offset >= end { return report }
+      guard page.rowCount <= Self.pageSize else {
+        report.unfinished = "the backend answered \(page.rowCount) rows for a page of \(Self.pageSize)"
+        return report
+      }
+      if pageNumber == Self.maxPages {
+        report.unfinished =
+          "the pull stopped after \(Self.maxPages) pages (at row \(offset) of a total of \(end));"
+          + " the next sync goes on from there"
+        report.resumeOffset = offset
+      }
     }
+    return report
   }
 
   private func fetchPage(at offset: Int) async -> Result<Page<ProgressRecord>, ProgressAPIError> {
@@ -116,7 +147,8 @@ public struct MoodPull: Sendable {
     guard let date = Self.date(of: record, calendar: clock.calendar) else {
       return .invalid("date \(record.loggedAt ?? record.date) cannot be read")
     }
-    // A day past tomorrow is no device's "now", in any time zone.
+    // Any day the backend can hold, up to tomorrow: a day past it is no device's "now",
+    // in any time zone.
     guard date >= Self.earliest, date < clock.now.addingTimeInterval(2 * 86_400) else {
       return .invalid("date \(record.loggedAt ?? record.date) is out of range")
     }
@@ -143,8 +175,10 @@ public struct MoodPull: Sendable {
     return score
   }
 
-  /// 1970-01-01: no mood of this app is older.
-  static let earliest = Date(timeIntervalSince1970: 0)
+  /// 0001-01-02 UTC, the first day every time zone has in year 1: the backend keeps
+  /// four-digit years, and a mood before 1970 is a mood (backdated, or saved early on
+  /// 1970-01-01 east of UTC).
+  static let earliest = Date(timeIntervalSince1970: -62_135_596_800 + 86_400)
 
   /// The instant it was logged, else noon of its day in the user's zone.
   static func date(of record: ProgressRecord, calendar: Calendar) -> Date? {

@@ -181,8 +181,11 @@ public struct ListQuery: Sendable, Hashable {
 /// | 5xx                                             | `server`       | pending ≥ Retry-After      |
 /// | 2xx whose body is not the contract (a captive   | `unexpected`   | pending, ends the pass     |
 /// | portal's HTML, a truncated or empty body)       |                |                            |
+/// | 3xx: no redirect is followed, so the key and    | `redirected`   | pending, ends the pass     |
+/// | token never go to another origin                |                |                            |
 /// | any other status, or a 4xx above without the    | `unexpected`   | pending                    |
 /// | envelope (a proxy's page is not our refusal)    |                |                            |
+/// | a body over 8 MiB (counted decompressed)        | `tooLarge`     | pending, ends the pass     |
 /// | no whole answer within the deadline             | `timeout`      | pending, ends the pass     |
 /// | connection refused or reset                     | `unreachable`  | pending, ends the pass     |
 /// | no network                                      | `offline`      | untouched, ends the pass   |
@@ -212,12 +215,19 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   case unreachable(String)
   /// Any other status, or a body that is not the contract's (status 0: no HTTP answer at all).
   case unexpected(status: Int, message: String)
+  /// A 3xx: the backend sent the request elsewhere (`location`, when it said where),
+  /// and no redirect is followed, so the credentials never leave the configured origin.
+  case redirected(status: Int, location: String?)
+  /// The answer's body passed `HTTPExchangeResponse.maxBodyBytes`, counted decompressed.
+  case tooLarge
 
   /// Whether a later attempt may succeed without the request changing.
   public var isTransient: Bool {
     switch self {
     case .badRequest, .notFound, .conflict: false
-    case .unauthorized, .rateLimited, .server, .timeout, .offline, .unreachable, .unexpected: true
+    case .unauthorized, .rateLimited, .server, .timeout, .offline, .unreachable, .unexpected, .redirected,
+      .tooLarge:
+      true
     }
   }
 
@@ -225,7 +235,8 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   /// pass would fail the same way.
   public var endsPass: Bool {
     switch self {
-    case .timeout, .offline, .unreachable, .unauthorized, .rateLimited: true
+    // A backend that redirects, or sends bodies too large, does so for every row.
+    case .timeout, .offline, .unreachable, .unauthorized, .rateLimited, .redirected, .tooLarge: true
     // A 2xx that is not our JSON is a captive portal or a proxy: every row would get it.
     case .unexpected(let status, _): (200..<300).contains(status)
     case .server, .badRequest, .notFound, .conflict: false
@@ -243,9 +254,13 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   }
 
   /// The error for an HTTP answer whose status the request did not expect. `retryAfter`
-  /// is the parsed `Retry-After` header (see `retryAfter(header:serverDate:now:)`).
-  public static func classify(status: Int, body: Data, retryAfter: TimeInterval? = nil) -> ProgressAPIError {
-    classify(status: status, refusal: Refusal(body)?.message, retryAfter: retryAfter)
+  /// is the parsed `Retry-After` header (see `retryAfter(header:serverDate:now:)`),
+  /// `location` the `Location` header.
+  public static func classify(
+    status: Int, body: Data, retryAfter: TimeInterval? = nil, location: String? = nil
+  ) -> ProgressAPIError {
+    if (300..<400).contains(status) { return .redirected(status: status, location: location) }
+    return classify(status: status, refusal: Refusal(body)?.message, retryAfter: retryAfter)
   }
 
   /// The same for an answer whose error envelope was read already (a batch item's):
@@ -327,6 +342,8 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
     case .offline: "offline"
     case .unreachable: "unreachable"
     case .unexpected: "unexpected"
+    case .redirected: "redirected"
+    case .tooLarge: "too_large"
     }
   }
 
@@ -344,7 +361,28 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
     case .offline: "the device is offline"
     case .unreachable(let message): "the backend cannot be reached: \(message)"
     case .unexpected(let status, let message): "unexpected answer from the backend (\(status)): \(message)"
+    case .redirected(let status, let location?):
+      "the backend answered \(status) redirecting to \(Self.printable(location)); redirects are not followed"
+    case .redirected(let status, nil):
+      "the backend answered \(status) \(HTTPStatusText.reason(status)); redirects are not followed"
+    case .tooLarge:
+      "the backend's answer is over \(HTTPExchangeResponse.maxBodyBytes >> 20) MiB (counted decompressed)"
+        + " and was refused"
     }
+  }
+
+  /// A peer's text as a message can carry it: control characters escaped (`\u{1B}`), so
+  /// a header cannot drive a terminal, and clipped, so it cannot flood one.
+  static func printable(_ text: String, limit: Int = 200) -> String {
+    var result = ""
+    for (index, scalar) in text.unicodeScalars.enumerated() {
+      guard index < limit else { return result + "…" }
+      switch scalar.value {
+      case 0..<0x20, 0x7F..<0xA0: result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
   }
 }
 

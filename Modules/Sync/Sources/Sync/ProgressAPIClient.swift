@@ -265,12 +265,14 @@ public final class ProgressAPIClient: ProgressAPI {
     case .failure(.timeout): throw .timeout
     case .failure(.offline): throw .offline
     case .failure(.unreachable(let message)): throw .unreachable(message)
+    case .failure(.tooLarge): throw .tooLarge
     }
     let status = answer.status
     if expect.contains(status) { return (status, answer.body) }
     throw ProgressAPIError.classify(
       status: status, body: answer.body,
       retryAfter: ProgressAPIError.retryAfter(
-        header: answer.header("Retry-After"), serverDate: answer.header("Date")))
+        header: answer.header("Retry-After"), serverDate: answer.header("Date")),
+      location: answer.header("Location"))
   }
 }

@@ -34,6 +34,8 @@ public struct SyncService: Sendable {
   /// The backend's last `Retry-After` for the whole pass (a 429), shared by copies of
   /// the service: a sync before it sends nothing, even one ignoring the rows' backoff.
   private let backendNotBefore = Locked<Date?>(nil)
+  /// Where each user's next pull goes on after one stopped at its page limit.
+  private let pullResume = Locked<[String: Int]>([:])
 
   public init(
     connector: any BackendConnector, outbox: any Outbox, moods: any MoodRepository, clock: any FlowClock,
@@ -62,6 +64,9 @@ public struct SyncService: Sendable {
     public var pullSkippedCount = 0
     /// Why the pull did not run to the end, when a passing failure stopped it.
     public var pullError: ProgressAPIError?
+    /// Why the pull stopped although the backend answered: its page limit (the next
+    /// sync goes on from there) or pages that do not add up.
+    public var pullUnfinished: String?
   }
 
   /// Tries every pending row once (with `ignoringBackoff`, even those still waiting),
@@ -88,7 +93,11 @@ public struct SyncService: Sendable {
     report = try await processor.run(userID: userID, ignoringBackoff: ignoringBackoff)
     backendNotBefore.withLock { $0 = report.notBefore }
     guard report.stop == nil else { return Result(push: report, pulled: 0) }
-    let pull = try await MoodPull(api: api, repository: moods, clock: clock).run(userID: userID)
+    let start = pullResume.withLock { $0[userID] ?? 0 }
+    let pull = try await MoodPull(api: api, repository: moods, clock: clock).run(userID: userID, from: start)
+    // One at its page limit goes on where it stopped; one cut short by a passing
+    // failure starts where it did; one that read to the end starts over.
+    pullResume.withLock { $0[userID] = pull.error == nil ? pull.resumeOffset : start }
     if let error = pull.error, error.endsPass, let retryAfter = error.retryAfter {
       backendNotBefore.withLock { $0 = clock.now.addingTimeInterval(retryAfter) }
     }
@@ -97,6 +106,7 @@ public struct SyncService: Sendable {
     result.pullSkipped = pull.skipped
     result.pullSkippedCount = pull.skippedCount
     result.pullError = pull.error
+    result.pullUnfinished = pull.unfinished
     return result
   }
 
