@@ -283,7 +283,9 @@ struct Evaluation {
       let n = GrowthBook.hash(seed: seed, value: value, version: nonZero(hashVersion) ?? 1)
     else { return false }
     if let range { return range.contains(n) }
-    if let coverage { return n < coverage }
+    // Closed, unlike a bucket range: GrowthBook's SDKs include a user whose hash equals the
+    // coverage.
+    if let coverage { return n <= coverage }
     return true
   }
 
