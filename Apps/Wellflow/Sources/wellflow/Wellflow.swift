@@ -230,8 +230,12 @@ struct Report: AsyncParsableCommand {
 
       The exposures are checked against the weights (chi-square; equal weights
       without --experiments): below p 0.001 the report starts with `sample ratio
-      mismatch` and marks the results untrustworthy. Events written by `wellflow
-      run` carry source: script, and the report then says they are simulated.
+      mismatch` and marks the results untrustworthy. A user exposed in two runs
+      (their events go back in time, as after `wellflow run --append`) counts in
+      the first, and the report starts by saying how many there are. Events
+      written by `wellflow run` carry source: script, and the report then says
+      they are simulated. Text output escapes control characters in names from
+      the events file and clips them to 64 characters.
 
       The first variation is the control: the first in the experiment file given with
       --experiments, otherwise the one exposures number 0.
