@@ -193,10 +193,8 @@ extension GrowthBook {
         path.removeLast()
       }
     }
-    guard
-      let (start, links) = length.filter({ $0.value > 0 }).min(by: { ($1.value, $0.key) < ($0.value, $1.key) }
-      )
-    else { return ([], 0) }
+    let deepest = length.filter { $0.value > 0 }.min { ($1.value, $0.key) < ($0.value, $1.key) }
+    guard let start = deepest?.key, let links = deepest?.value else { return ([], 0) }
     var chain = [start]
     var seen: Set<String> = [start]
     while chain.count <= links, let parent = next[chain[chain.count - 1]] {
