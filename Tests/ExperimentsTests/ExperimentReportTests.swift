@@ -192,4 +192,50 @@ struct ExperimentReportTests {
     let json = try #require(String(data: data, encoding: .utf8))
     #expect(json.contains("\"completionRate\":0.45"))
   }
+
+  /// A user's events going back in time start another run (a rerun appended to the file);
+  /// equal stamps, as in the log above, stay one run.
+  @Test func usersExposedInTwoRunsAreCounted() throws {
+    #expect(
+      try ExperimentReport(experiment: "checkin-length", events: Self.log.events).usersInSeveralRuns == 0)
+    let start = Date(timeIntervalSince1970: 1_767_600_000)
+    func event(_ user: String, _ seconds: Double, _ name: String, _ variation: String? = nil) -> ReportEvent {
+      ReportEvent(
+        ts: start + seconds, user: user, event: name, flow: "checkin",
+        fields: variation.map { ["experiment": "checkin-length", "variation": $0] } ?? [:])
+    }
+    var events: [ReportEvent] = []
+    for round in 0..<2 {
+      // a is exposed in both runs; b only in the first; c's second run starts later, but
+      // its events go back to the run's start.
+      events += [event("a", 1, "experiment_viewed", "full"), event("a", 2, "flow_started")]
+      events += [event("a", 3, "flow_completed")]
+      if round == 0 {
+        events += [event("b", 1, "experiment_viewed", "quick"), event("b", 2, "flow_started")]
+      }
+      if round == 1 { events += [event("b", 1, "flow_started")] }
+      events += [
+        event("c", Double(round) * 2 + 1, "experiment_viewed", "quick"), event("c", 9, "flow_started"),
+      ]
+    }
+    let report = try ExperimentReport(experiment: "checkin-length", events: events)
+    #expect(report.usersInSeveralRuns == 2)
+    #expect(report.usersInSeveralVariations == 0)
+    #expect(report.variations.map(\.exposed) == [1, 2])
+    #expect(
+      report.warnings.first?.hasPrefix("several runs: 2 user(s) were exposed in more than one run") == true)
+  }
+
+  /// Text formatting is linear: a million-character name (the library prints it whole;
+  /// the command clips it) once took ~1 µs a character to pad and trim.
+  @Test func aMillionCharacterVariationIsFormattedWhole() throws {
+    let long = String(repeating: "v", count: 1_000_000)
+    var log = Log()
+    log.expose("u1", long)
+    log.run("u1", screens: ["checkin.pet"], ending: "flow_completed")
+    let text = try ExperimentReport(experiment: "checkin-length", events: log.events).renderText()
+    let rows = text.split(separator: "\n").filter { $0.hasPrefix(long) }
+    #expect(rows.count == 1)
+    #expect(rows.allSatisfy { $0.last != " " })
+  }
 }

@@ -173,6 +173,29 @@ struct GrowthBookConformanceTests {
     for key in context.changedStickyBuckets { #expect(context.stickyBucketAssignmentDocs?[key] != nil) }
   }
 
+  /// Our own case beside GrowthBook's file (which has none at the boundary): a rollout
+  /// includes a user whose hash equals its coverage, as GrowthBook's SDKs do (`n <= coverage`).
+  /// user-39 hashes to exactly 0.400 under the feature's key (version 1), user-9518 to 0.4000
+  /// (version 2); their neighbours at 0.399 and 0.401 fall on either side.
+  @Test(arguments: [
+    ("user-39", 1, 0.4, true), ("user-920", 1, 0.399, true), ("user-492", 1, 0.401, false),
+    ("user-9518", 2, 0.4, true),
+  ])
+  func aRolloutIncludesTheUserWhoseHashIsItsCoverage(
+    user: String, hashVersion: Int, hash: Double, included: Bool
+  ) throws {
+    #expect(GrowthBook.hash(seed: "wellflow.checkin", value: user, version: hashVersion) == hash)
+    let payload = """
+      {"attributes": {"id": "\(user)"}, "features": {"wellflow.checkin": {"defaultValue": "full", "rules": [
+        {"id": "rollout", "force": "quick", "coverage": 0.4, "hashAttribute": "id", "hashVersion": \(hashVersion)}]}}}
+      """
+    var context = try Self.context(try JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8)))
+    let result = GrowthBook.evalFeature("wellflow.checkin", in: &context)
+    #expect(result.value == .string(included ? "quick" : "full"))
+    #expect(result.source == (included ? .force : .defaultValue))
+    #expect(result.ruleId == (included ? "rollout" : ""))
+  }
+
   /// A payload's bucket versions are any integers: a huge minBucketVersion must not be
   /// counted up to (it once was, and the run never ended).
   @Test func aHugeMinBucketVersionIsAnsweredAtOnce() throws {

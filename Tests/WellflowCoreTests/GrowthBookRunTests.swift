@@ -150,6 +150,52 @@ struct GrowthBookRunTests {
       ])
   }
 
+  /// `wellflow.onboarding` gives brief behind a chain of `links` prerequisites, each
+  /// feature on its own line (gate-1 on line 3): every gate is on when the next one is.
+  static func chainPayload(links: Int) -> String {
+    var lines = [#"{"features": {"#]
+    func gated(_ id: String, by next: Int, on: String, off: String) -> String {
+      #""\#(id)": {"defaultValue": \#(off), "rules": [{"parentConditions": "#
+        + #"[{"id": "gate-\#(next)", "condition": {"value": true}}], "force": \#(on)}]},"#
+    }
+    lines.append(gated("wellflow.onboarding", by: 1, on: #""brief""#, off: #""standard""#))
+    for index in 1..<links { lines.append(gated("gate-\(index)", by: index + 1, on: "true", off: "false")) }
+    lines.append(#""gate-\#(links)": {"defaultValue": true}"#)
+    lines.append("}}")
+    return lines.joined(separator: "\n")
+  }
+
+  /// A chain of 2,000 features (evaluated by nested calls, it overflowed the stack) is a
+  /// positioned problem when the payload is read; one of 64 is evaluated through.
+  @Test func aPrerequisiteChainDeeperThan64IsRefusedAndOneOf64Works() async throws {
+    let script = workspace.write("onboarding.yaml", Self.onboarding)
+    let variants = workspace.write("variants.yaml", Self.variants)
+    let deep = workspace.write("deep.json", Self.chainPayload(links: 2_000))
+    let refused = await wellflowRun([script]) {
+      $0.experimentsPath = variants
+      $0.growthBookPath = deep
+    }
+    #expect(refused.code == 2)
+    #expect(
+      workspace.relative(refused.err) == [
+        "deep.json:2:1: feature 'wellflow.onboarding': its prerequisites nest 2000 deep, more than 64 (wellflow.onboarding → gate-1 → gate-2 → … → gate-2000)",
+        "1 problem found in the GrowthBook payload; no script ran",
+      ])
+    let justOver = workspace.write("over.json", Self.chainPayload(links: 65))
+    let over = await wellflowRun([script]) {
+      $0.experimentsPath = variants
+      $0.growthBookPath = justOver
+    }
+    #expect(over.code == 2)
+    #expect(
+      workspace.relative(over.err).first?.hasPrefix(
+        "over.json:2:1: feature 'wellflow.onboarding': its prerequisites nest 65 deep, more than 64 (")
+        == true)
+
+    let started = try await run(Self.chainPayload(links: 64), users: 3, dataDirectory: nil, round: 1)
+    #expect(started == ["user-1": "brief", "user-2": "brief", "user-3": "brief"])
+  }
+
   @Test func anEncryptedPayloadIsRefused() async throws {
     let script = workspace.write("onboarding.yaml", Self.onboarding)
     let payload = workspace.write("payload.json", #"{"features": {}, "encryptedFeatures": "abc"}"#)

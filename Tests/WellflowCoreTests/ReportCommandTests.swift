@@ -185,4 +185,90 @@ struct ReportCommandTests {
     #expect(report.variations.allSatisfy { $0.exposed > 0 && $0.completed == $0.exposed })
     #expect(report.variations.map(\.medianStepsToComplete) == [4, 2])
   }
+
+  /// The same population run twice into one file with --append: every exposed user is in
+  /// two runs, which the report says first (text) and counts (JSON). Started anew, none is.
+  @Test func aUserInTwoRunsOfTheExperimentIsWarnedAbout() async throws {
+    let events = workspace.path("events.ndjson")
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    func run(append: Bool) async {
+      let outcome = await wellflowRun([
+        root.appendingPathComponent("Apps/Wellflow/Scripts/experiment-onboarding.yaml").path
+      ]) {
+        $0.experimentsPath =
+          root.appendingPathComponent("Apps/Wellflow/Experiments/onboarding-length.yaml").path
+        $0.users = 6
+        $0.eventsPath = events
+        $0.appendEvents = append
+        $0.quiet = true
+      }
+      #expect(outcome.code == 0, "\(outcome.errText)")
+    }
+    func report(_ format: ReportConfiguration.Format) -> RunOutcome {
+      var configuration = ReportConfiguration(eventsPath: events, experiment: "onboarding-length")
+      configuration.format = format
+      return wellflowReport(configuration)
+    }
+    await run(append: false)
+    await run(append: true)
+    let text = report(.text)
+    #expect(text.code == 0)
+    #expect(
+      text.outText.hasPrefix(
+        "several runs: 6 user(s) were exposed in more than one run (their events start over in time, as when "
+          + "runs are added with --append), so two populations are mixed; each user counts in their first run. "
+          + "Write one run per file (--events without --append)\n\n"))
+    let twice = try JSONDecoder().decode(ExperimentReport.self, from: Data(report(.json).outText.utf8))
+    #expect(twice.usersInSeveralRuns == 6)
+    #expect(twice.variations.map(\.exposed).reduce(0, +) == 6)
+
+    await run(append: false)
+    let once = try JSONDecoder().decode(ExperimentReport.self, from: Data(report(.json).outText.utf8))
+    #expect(once.usersInSeveralRuns == 0)
+    #expect(!report(.text).outText.contains("several runs"))
+  }
+
+  /// Names in an events file are anything: the text report escapes control characters
+  /// (a screen clear, a window title) and clips a long name; JSON keeps them exact. A
+  /// million-character name took 11.6 s and 10 MB of output.
+  @Test func namesFromTheEventsFileAreEscapedAndClippedInText() throws {
+    let long = String(repeating: "v", count: 1_000_000)
+    let events = [
+      exposure("u1", #"\u001b[2Jcalm"#, 0), line("u1", "flow_started"),
+      screen("u1", #"\u001b]0;owned\u0007"#), line("u1", "flow_cancelled", #","reason":"user""#),
+      exposure("u2", long, 1), line("u2", "flow_started"), line("u2", "flow_completed"),
+    ].joined(separator: "\n")
+    let path = workspace.write("e.ndjson", events)
+    let text = wellflowReport(ReportConfiguration(eventsPath: path, experiment: "onboarding-length"))
+    #expect(text.code == 0)
+    #expect(!text.outText.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    #expect(text.outText.contains("\\u{1B}[2Jcalm"))
+    #expect(text.outText.contains("onboarding.\\u{1B}]0;owned\\u{7} (1)"))
+    #expect(text.outText.contains(String(repeating: "v", count: 63) + "…"))
+    #expect(text.outText.utf8.count < 5_000)
+
+    var configuration = ReportConfiguration(eventsPath: path, experiment: "onboarding-length")
+    configuration.format = .json
+    let json = wellflowReport(configuration)
+    let report = try JSONDecoder().decode(ExperimentReport.self, from: Data(json.outText.utf8))
+    #expect(report.variations.map(\.variation) == ["\u{1B}[2Jcalm", long])
+    #expect(report.variations[0].topExitScreen?.screen == "onboarding.\u{1B}]0;owned\u{7}")
+  }
+
+  @Test func problemsQuoteTheEventsFileEscaped() throws {
+    let badStamp = workspace.write("stamp.ndjson", #"{"ts":"\u001b[2J","user":"u","event":"e"}"# + "\n")
+    #expect(
+      wellflowReport(ReportConfiguration(eventsPath: badStamp, experiment: "x")).err == [
+        "error: \(badStamp):1: 'ts' must be an ISO 8601 date-time, got '\\u{1B}[2J'"
+      ])
+    let seen = workspace.write(
+      "seen.ndjson",
+      exposure("u1", "a", 0).replacingOccurrences(
+        of: "onboarding-length", with: #"x\u001b[2J"#) + "\n")
+    #expect(
+      wellflowReport(ReportConfiguration(eventsPath: seen, experiment: "x")).err == [
+        "error: no experiment_viewed events for experiment x; check the key (experiments seen: x\\u{1B}[2J)"
+      ])
+  }
 }

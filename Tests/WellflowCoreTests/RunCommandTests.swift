@@ -286,8 +286,48 @@ struct RunCommandTests {
     #expect(objects.contains { $0["action"] as? String == "select" && $0["element"] as? String == "skill" })
 
     #expect(await wellflowRun([path]) { $0.eventsPath = events }.code == 0)
+    let again = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
+    #expect(again == lines, "a second run starts the file anew")
+    let appending = await wellflowRun([path]) {
+      $0.eventsPath = events
+      $0.appendEvents = true
+    }
+    #expect(appending.code == 0)
     let appended = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
-    #expect(appended.count == 2 * lines.count, "a second run appends")
+    #expect(appended == lines + lines, "--append adds to it")
+  }
+
+  /// A changed population rerun into the same file is reported alone: the earlier one
+  /// used to stay in the file, and the report mixed both.
+  @Test func rerunningASmallerPopulationLeavesOnlyItsEvents() async throws {
+    let events = workspace.path("events.ndjson")
+    let path = workspace.write("s.yaml", "name: per user\nsteps:\n  - launch\n")
+    func users() throws -> Set<String> {
+      Set(
+        try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").compactMap {
+          (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["user"] as? String
+        })
+    }
+    #expect(
+      await wellflowRun([path]) {
+        $0.users = 3
+        $0.eventsPath = events
+      }.code == 0)
+    #expect(try users() == ["user-1", "user-2", "user-3"])
+    #expect(
+      await wellflowRun([path]) {
+        $0.users = 1
+        $0.eventsPath = events
+      }.code == 0)
+    #expect(try users() == ["user-1"])
+  }
+
+  @Test func appendWithoutAnEventsFileIsAUsageError() async throws {
+    let path = workspace.write("s.yaml", "name: s\nsteps:\n  - launch\n")
+    let outcome = await wellflowRun([path]) { $0.appendEvents = true }
+    #expect(outcome.code == 2)
+    #expect(outcome.err == ["error: --append adds to the file of --events FILE; give --events too"])
+    #expect(outcome.out.isEmpty)
   }
 
   @Test func jsonFormatParses() async throws {

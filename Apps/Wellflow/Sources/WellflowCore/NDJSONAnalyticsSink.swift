@@ -1,19 +1,21 @@
 import FlowKit
 import Foundation
 
-/// Appends analytics events to a file, one JSON object a line (SPEC §5). Each line is
+/// Writes analytics events to a file, one JSON object a line (SPEC §5). Each line is
 /// written whole, so a crash loses at most the event being written.
 public final class NDJSONAnalyticsSink: AnalyticsSink {
   private let handle: Locked<FileHandle>
 
-  public init(path: String) throws {
+  /// A new file at `path` (an existing one is emptied, so a report never mixes an earlier
+  /// population into this one), or with `append` the events added after what it holds.
+  public init(path: String, append: Bool = false) throws {
     if !FileManager.default.fileExists(atPath: path) {
       guard FileManager.default.createFile(atPath: path, contents: nil) else {
         throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
       }
     }
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-    try handle.seekToEnd()
+    if append { try handle.seekToEnd() } else { try handle.truncate(atOffset: 0) }
     self.handle = Locked(handle)
   }
 

@@ -20,6 +20,8 @@ public struct RunConfiguration: Sendable {
   public var excludeTags: [String] = []
   public var users: Int?
   public var eventsPath: String?
+  /// `--append`: add to the events file instead of starting it anew.
+  public var appendEvents = false
   /// `--experiments FILE`: experiments that choose variants, and variants without code.
   public var experimentsPath: String?
   /// `--growthbook FILE`: a GrowthBook SDK payload whose `wellflow.<flow>` features choose variants.
@@ -164,11 +166,15 @@ public enum RunCommand {
     }
 
     var sinks: [any AnalyticsSink] = []
+    if configuration.appendEvents, configuration.eventsPath == nil {
+      return usage("--append adds to the file of --events FILE; give --events too")
+    }
     if let eventsPath = configuration.eventsPath {
       do {
         sinks.append(
           TaggingAnalyticsSink(
-            try NDJSONAnalyticsSink(path: eventsPath), fields: ["source": .string("script")]))
+            try NDJSONAnalyticsSink(path: eventsPath, append: configuration.appendEvents),
+            fields: ["source": .string("script")]))
       } catch {
         return usage("cannot write events to '\(eventsPath)': \(error.localizedDescription)")
       }

@@ -87,11 +87,12 @@ struct Run: AsyncParsableCommand {
       users bucketed by an older version. Sticky lookups need the rule's meta
       keys, as GrowthBook payloads carry them.
 
-      --events FILE appends each event as one JSON line, stamped `ts` in UTC to
-      the millisecond. The script's clock only moves on `advance:`, so the
-      stamps add a person's pace: each launch, tap, select, enter, … takes a
-      few seconds (typing longer), drawn from --seed, the user and the step, so
-      the same run writes the same stamps. Events of one step are a millisecond
+      --events FILE starts the file anew (--append adds to it instead) and
+      writes each event as one JSON line, stamped `ts` in UTC to the
+      millisecond. The script's clock only moves on `advance:`, so the stamps
+      add a person's pace: each launch, tap, select, enter, … takes a few
+      seconds (typing longer), drawn from --seed, the user and the step, so the
+      same run writes the same stamps. Events of one step are a millisecond
       apart. Only the stamps move: what the app does by time is unchanged.
       """)
 
@@ -129,8 +130,14 @@ struct Run: AsyncParsableCommand {
   @Option(help: "Run each script once per user user-1…user-N, replacing its `user:`.")
   var users: Int?
 
-  @Option(help: "Append every analytics event of the run to this NDJSON file (stamped at a person's pace).")
+  @Option(
+    help:
+      "Write every analytics event of the run to this NDJSON file, emptied first (stamped at a person's pace)."
+  )
   var events: String?
+
+  @Flag(help: "With --events: add to the file instead of starting it anew.")
+  var append = false
 
   @Option(
     help: ArgumentHelp(
@@ -180,6 +187,7 @@ struct Run: AsyncParsableCommand {
     configuration.excludeTags = excludeTags
     configuration.users = users
     configuration.eventsPath = events
+    configuration.appendEvents = append
     configuration.variables = variables
     configuration.experimentsPath = experiments
     configuration.growthBookPath = growthBook
@@ -222,8 +230,12 @@ struct Report: AsyncParsableCommand {
 
       The exposures are checked against the weights (chi-square; equal weights
       without --experiments): below p 0.001 the report starts with `sample ratio
-      mismatch` and marks the results untrustworthy. Events written by `wellflow
-      run` carry source: script, and the report then says they are simulated.
+      mismatch` and marks the results untrustworthy. A user exposed in two runs
+      (their events go back in time, as after `wellflow run --append`) counts in
+      the first, and the report starts by saying how many there are. Events
+      written by `wellflow run` carry source: script, and the report then says
+      they are simulated. Text output escapes control characters in names from
+      the events file and clips them to 64 characters.
 
       The first variation is the control: the first in the experiment file given with
       --experiments, otherwise the one exposures number 0.

@@ -166,6 +166,9 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
   public var variations: [VariationReport]
   /// Users exposed to more than one variation; each counts in the first they saw.
   public var usersInSeveralVariations: Int
+  /// Users exposed in more than one run (their events start over in time, as when runs are
+  /// added to one file with `--append`); each counts in the first run.
+  public var usersInSeveralRuns: Int
   /// The sample ratio check; nil with fewer than two variations.
   public var sampleRatio: SampleRatioCheck?
   /// False when the sample ratio check failed: the comparisons cannot be trusted.
@@ -177,6 +180,12 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
 
   /// Builds the report from `events` in the order they were recorded (file order, not
   /// timestamps: separate runs may reuse the same clock times).
+  ///
+  /// A user's events within one run never go back in time (a run stamps each event after
+  /// the one before); an event of theirs stamped before their previous one starts a new
+  /// run: another app, started afresh at its script's start time, as a rerun appended to
+  /// the file is. Events carry no run id; this also catches files joined by hand or written
+  /// before `--events` started its file anew. Equal stamps stay in one run.
   ///
   /// - Parameters:
   ///   - flow: the experiment's flow; by default the flow its exposures name.
@@ -200,6 +209,12 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     var variationOf: [String: String] = [:]
     var order = variationOrder
     var several: Set<String> = []
+    // Per user: the run their events are in (counted from 0), their last stamp, and the
+    // run of their first exposure.
+    var runOf: [String: Int] = [:]
+    var lastStamp: [String: Date] = [:]
+    var exposedInRun: [String: Int] = [:]
+    var severalRuns: Set<String> = []
     var runs: [String: Run] = [:]
     var exposedAt: [String: Date] = [:]
     var converted: [String: Set<Int>] = [:]
@@ -207,9 +222,17 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "UTC")!
     for event in events {
+      if let last = lastStamp[event.user], event.ts < last { runOf[event.user, default: 0] += 1 }
+      lastStamp[event.user] = event.ts
       if event.event == "experiment_viewed", event.fields["experiment"] == experiment {
         let variation = event.fields["variation"] ?? ""
         if event.fields["source"] == "script" { simulated = true }
+        let run = runOf[event.user] ?? 0
+        if let first = exposedInRun[event.user] {
+          if first != run { severalRuns.insert(event.user) }
+        } else {
+          exposedInRun[event.user] = run
+        }
         if !order.contains(variation) { order.append(variation) }
         if let first = variationOf[event.user] {
           if first != variation { several.insert(event.user) }
@@ -240,6 +263,7 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     self.experiment = experiment
     self.flow = flow
     self.usersInSeveralVariations = several.count
+    self.usersInSeveralRuns = severalRuns.count
     self.simulated = simulated
     self.metricNames = metrics.map(\.name)
     var reports: [VariationReport] = []

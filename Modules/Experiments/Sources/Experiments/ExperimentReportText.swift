@@ -3,14 +3,21 @@ import Foundation
 extension ExperimentReport {
   /// A plain-text report for the terminal (`--format text`): warnings first, the funnel,
   /// then each rate with its interval, corrected p-value and chance to beat control.
-  /// What a reader must know before any figure, in order: a sample ratio mismatch, then
-  /// that the events were simulated. Every format shows these first.
+  /// What a reader must know before any figure, in order: a sample ratio mismatch, users
+  /// seen in several runs, then that the events were simulated. Every format shows these
+  /// first.
   public var warnings: [String] {
     var warnings: [String] = []
     if let check = sampleRatio, check.mismatch {
       warnings.append(
         "sample ratio mismatch: " + Self.ratioLine(check)
           + "; users did not land in the variations as assigned, so the results below are untrustworthy")
+    }
+    if usersInSeveralRuns > 0 {
+      warnings.append(
+        "several runs: \(usersInSeveralRuns) user(s) were exposed in more than one run (their events start over "
+          + "in time, as when runs are added with --append), so two populations are mixed; each user counts in "
+          + "their first run. Write one run per file (--events without --append)")
     }
     if simulated {
       warnings.append("simulated: these events come from scripted runs (wellflow run), not from people")
@@ -122,7 +129,10 @@ extension ExperimentReport {
         let padding = String(repeating: " ", count: widths[column] - row[column].count)
         return rightAligned.contains(column) ? padding + row[column] : row[column] + padding
       }
-      return String(cells.joined(separator: "  ").reversed().drop(while: { $0 == " " }).reversed())
+      // Trailing padding removed from the end: reversing the line was ~1 µs a character.
+      var line = cells.joined(separator: "  ")
+      while line.utf8.last == UInt8(ascii: " ") { line.removeLast() }
+      return line
     }.joined(separator: "\n")
   }
 

@@ -93,6 +93,9 @@ public struct FeatureRule: Sendable, Equatable, Codable {
 public struct FeatureResult: Sendable, Equatable {
   public enum Source: String, Sendable {
     case unknownFeature, defaultValue, force, experiment, prerequisite, cyclicPrerequisite
+    /// A prerequisite more than `GrowthBook.maxPrerequisiteDepth` features away: not
+    /// evaluated, and the value is null, as for a cycle.
+    case prerequisiteTooDeep
   }
 
   public var value: JSONValue
@@ -141,6 +144,65 @@ public struct ContextualBanditAssignment: Sendable, Equatable, Codable {
 extension GrowthBook {
   /// The leaf id reported when a contextual bandit rule falls back to its marginal weights.
   public static let contextualBanditFallbackLeaf = -1
+
+  /// How many prerequisites deep a feature is evaluated: each level is a nested call, and
+  /// a payload's chain of thousands would overflow the stack.
+  public static let maxPrerequisiteDepth = 64
+
+  /// The longest chain of prerequisites among `features`, as `[feature, its prerequisite,
+  /// …]`, and its length in links (the first feature by name among equals; empty and 0 when
+  /// no feature has prerequisites). A missing feature ends a chain and a cycle is followed
+  /// once around, as evaluation does. Computed without recursion, for a payload's check
+  /// before any evaluation.
+  public static func longestPrerequisiteChain(_ features: [String: Feature]) -> (
+    chain: [String], links: Int
+  ) {
+    func parents(_ id: String) -> [String] {
+      var seen: Set<String> = []
+      return (features[id]?.rules ?? []).flatMap { $0.parentConditions ?? [] }.map(\.id)
+        .filter { seen.insert($0).inserted }
+    }
+    // The next feature on each one's longest chain, and that chain's length in links.
+    var next: [String: String] = [:]
+    var length: [String: Int] = [:]
+    var onPath: Set<String> = []
+    for root in features.keys.sorted() where length[root] == nil {
+      var path: [(id: String, parents: [String], index: Int)] = [(root, parents(root), 0)]
+      onPath.insert(root)
+      while let top = path.last {
+        if top.index < top.parents.count {
+          let parent = top.parents[top.index]
+          path[path.count - 1].index += 1
+          // A parent on the path closes a cycle, which evaluation stops at.
+          if length[parent] == nil, !onPath.contains(parent), features[parent] != nil {
+            onPath.insert(parent)
+            path.append((parent, parents(parent), 0))
+          }
+          continue
+        }
+        var best = 0
+        for parent in top.parents {
+          let candidate = 1 + (onPath.contains(parent) ? 0 : length[parent] ?? 0)
+          if candidate > best {
+            best = candidate
+            next[top.id] = parent
+          }
+        }
+        length[top.id] = best
+        onPath.remove(top.id)
+        path.removeLast()
+      }
+    }
+    let deepest = length.filter { $0.value > 0 }.min { ($1.value, $0.key) < ($0.value, $1.key) }
+    guard let start = deepest?.key, let links = deepest?.value else { return ([], 0) }
+    var chain = [start]
+    var seen: Set<String> = [start]
+    while chain.count <= links, let parent = next[chain[chain.count - 1]] {
+      chain.append(parent)
+      guard seen.insert(parent).inserted else { break }
+    }
+    return (chain, links)
+  }
 
   /// Runs `experiment` for the user in `context`, step by step as GrowthBook's SDKs do
   /// (tracking callbacks aside). Sticky assignments made are lost; use the `inout` form
@@ -194,6 +256,8 @@ extension GrowthBook {
 struct Evaluation {
   var context: ExperimentContext
   var stack: Set<String> = []
+  /// How many prerequisites deep the feature being evaluated is.
+  var depth = 0
 
   var stickyBucketing: Bool { context.stickyBucketAssignmentDocs != nil }
 
@@ -215,6 +279,7 @@ struct Evaluation {
         case .fail: continue ruleLoop
         case .gate: return FeatureResult(value: .null, source: .prerequisite, ruleId: "")
         case .cyclic: return FeatureResult(value: .null, source: .cyclicPrerequisite, ruleId: "")
+        case .tooDeep: return FeatureResult(value: .null, source: .prerequisiteTooDeep, ruleId: "")
         }
       }
       if let condition = rule.condition, !conditionPasses(condition) { continue }
@@ -251,14 +316,18 @@ struct Evaluation {
     return FeatureResult(value: feature.defaultValue, source: .defaultValue, ruleId: "")
   }
 
-  enum PrerequisiteOutcome { case pass, fail, gate, cyclic }
+  enum PrerequisiteOutcome { case pass, fail, gate, cyclic, tooDeep }
 
   mutating func prerequisites(_ parents: [ParentCondition]) -> PrerequisiteOutcome {
+    guard depth < GrowthBook.maxPrerequisiteDepth else { return .tooDeep }
+    depth += 1
+    defer { depth -= 1 }
     let outer = stack
     for parent in parents {
       stack = outer
       let parentResult = feature(parent.id)
       if parentResult.source == .cyclicPrerequisite { return .cyclic }
+      if parentResult.source == .prerequisiteTooDeep { return .tooDeep }
       if !GrowthBook.evalCondition(
         ["value": parentResult.value], parent.condition, savedGroups: context.savedGroups)
       {
@@ -283,7 +352,9 @@ struct Evaluation {
       let n = GrowthBook.hash(seed: seed, value: value, version: nonZero(hashVersion) ?? 1)
     else { return false }
     if let range { return range.contains(n) }
-    if let coverage { return n < coverage }
+    // Closed, unlike a bucket range: GrowthBook's SDKs include a user whose hash equals the
+    // coverage.
+    if let coverage { return n <= coverage }
     return true
   }
 

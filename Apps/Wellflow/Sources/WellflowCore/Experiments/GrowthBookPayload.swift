@@ -82,7 +82,9 @@ public struct GrowthBookPayload: Sendable {
         featuresNode.position, "\"features\" must map feature keys to features, got \(featuresNode.typeName)")
       return .failure(ScriptLoadFailure(problems: problems))
     }
+    var featurePositions: [String: SourcePosition] = [:]
     for (key, keyPosition, node) in features {
+      featurePositions[key] = featurePositions[key] ?? keyPosition
       let feature: Feature
       do {
         feature = try node.jsonValue.decoded(as: Feature.self)
@@ -119,6 +121,17 @@ public struct GrowthBookPayload: Sendable {
           )
         }
       }
+    }
+    // Evaluation nests a call per prerequisite; a longer chain is refused here, where it
+    // can be pointed at, rather than answered with null for every user.
+    let (chain, links) = GrowthBook.longestPrerequisiteChain(payload.features)
+    if links > GrowthBook.maxPrerequisiteDepth, let position = featurePositions[chain[0]] {
+      let names = chain.map { clipped($0) }
+      let shown = names.count > 5 ? names.prefix(3) + ["…", names[names.count - 1]] : names[...]
+      report(
+        position,
+        "feature '\(names[0])': its prerequisites nest \(links) deep, more than \(GrowthBook.maxPrerequisiteDepth) ("
+          + shown.joined(separator: " → ") + ")")
     }
     guard problems.isEmpty else { return .failure(ScriptLoadFailure(problems: problems)) }
     return .success(payload)

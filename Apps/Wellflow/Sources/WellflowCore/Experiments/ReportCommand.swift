@@ -65,7 +65,7 @@ public enum EventsFile {
   static func event(_ line: Data) throws -> ReportEvent {
     guard let value = try? JSONDecoder().decode(JSONValue.self, from: line), case .object(let object) = value
     else {
-      let text = String(decoding: line.prefix(60), as: UTF8.self)
+      let text = terminalSafe(String(decoding: line.prefix(60), as: UTF8.self))
       throw LineProblem(message: "not a JSON object: \(text)\(line.count > 60 ? "…" : "")")
     }
     func text(_ key: String, required: Bool) throws -> String? {
@@ -79,7 +79,9 @@ public enum EventsFile {
     }
     let stamp = try text("ts", required: true)!
     guard let ts = timestampFormats.lazy.compactMap({ try? Date(stamp, strategy: $0) }).first else {
-      throw LineProblem(message: "'ts' must be an ISO 8601 date-time, got '\(stamp)'")
+      throw LineProblem(
+        message:
+          "'ts' must be an ISO 8601 date-time, got '\(terminalSafe(stamp, limit: ReportCommand.nameLimit))'")
     }
     var fields: [String: String] = [:]
     for (key, value) in object where !["ts", "user", "event", "flow", "variant"].contains(key) {
@@ -88,7 +90,10 @@ public enum EventsFile {
       case .number(let number): fields[key] = formatNumber(number)
       case .string(let string): fields[key] = string
       case .null: continue
-      case .array, .object: throw LineProblem(message: "field '\(key)' must be text, a number or a flag")
+      case .array, .object:
+        throw LineProblem(
+          message:
+            "field '\(terminalSafe(key, limit: ReportCommand.nameLimit))' must be text, a number or a flag")
       }
     }
     return ReportEvent(
@@ -101,6 +106,9 @@ public enum EventsFile {
 /// Exit 0 with a report, 2 when there is none (unreadable file, bad line, unknown key).
 @MainActor
 public enum ReportCommand {
+  /// How many characters of a name from an events file the terminal shows.
+  nonisolated static let nameLimit = 64
+
   public static func execute(_ configuration: ReportConfiguration, console: Console = .standard) -> Int32 {
     func fail(_ message: String) -> Int32 {
       console.err("error: \(message)")
@@ -145,6 +153,9 @@ public enum ReportCommand {
         experiment: configuration.experiment, events: events, flow: flow, variationOrder: order,
         weights: weights,
         metrics: metrics)
+    } catch .noExposures(let experiment, let seen) {
+      let safe = { (name: String) in terminalSafe(name, limit: nameLimit) }
+      return fail("\(ReportError.noExposures(experiment: safe(experiment), experimentsSeen: seen.map(safe)))")
     } catch {
       return fail("\(error)")
     }
@@ -157,7 +168,7 @@ public enum ReportCommand {
     }
     switch configuration.format {
     case .text:
-      console.out(report.renderText())
+      console.out(report.withTerminalSafeNames(limit: nameLimit).renderText())
     case .json:
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -185,5 +196,28 @@ public enum ReportCommand {
     return seen.enumerated().sorted { a, b in
       (index[a.element] ?? .infinity, a.offset) < (index[b.element] ?? .infinity, b.offset)
     }.map(\.element)
+  }
+}
+
+extension ExperimentReport {
+  /// The report as a terminal may show it: every name (variations, screens, the flow, the
+  /// experiment and metrics), which an events file can make anything, with control and
+  /// bidi characters escaped and clipped to `limit` characters. JSON and CSV keep names
+  /// exact: they are data, and JSON escapes controls itself.
+  func withTerminalSafeNames(limit: Int) -> ExperimentReport {
+    let safe = { (name: String) in terminalSafe(name, limit: limit) }
+    var report = self
+    report.experiment = safe(experiment)
+    report.flow = safe(flow)
+    report.metricNames = metricNames.map(safe)
+    for index in report.variations.indices {
+      report.variations[index].variation = safe(variations[index].variation)
+      report.variations[index].topExitScreen?.screen = safe(variations[index].topExitScreen?.screen ?? "")
+      report.variations[index].completion.metric = safe(variations[index].completion.metric)
+      for metric in report.variations[index].metrics.indices {
+        report.variations[index].metrics[metric].metric = safe(variations[index].metrics[metric].metric)
+      }
+    }
+    return report
   }
 }
