@@ -367,7 +367,7 @@ import Testing
     #expect(try await backend.raw("GET", "/api/v1/progress", headers: backend.headers()).status == 200)
   }
 
-  // MARK: token claims (SPEC §12)
+  // MARK: token claims
 
   @Test func aSubjectWithANULIsRefusedAndTheAccountItStartsWithIsUntouched() async throws {
     let backend = try await TestBackend.start()

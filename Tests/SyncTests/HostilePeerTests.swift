@@ -7,7 +7,7 @@ import Testing
 @testable import Sync
 @testable import wellflow_http
 
-/// SPEC §12 "Hostile peers": a backend that redirects, answers without end or pages
+/// Hostile peers: a backend that redirects, answers without end or pages
 /// without end cannot take the credentials elsewhere, fill the memory or hold a sync.
 @Suite struct HostilePeerTests {
   /// A listener that records what reaches it: where a redirect would have sent the client.

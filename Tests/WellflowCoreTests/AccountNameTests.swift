@@ -4,7 +4,7 @@ import Sync
 import Testing
 import WellflowCore
 
-/// Names that reach SQLite or the file system are taken whole or refused (SPEC §12): a
+/// Names that reach SQLite or the file system are taken whole or refused: a
 /// NUL would end them there, so `alice\0x` would be alice and `a.yaml\0x` a.yaml.
 @MainActor
 @Suite("Account and file names")

@@ -16,7 +16,7 @@ public enum BackendChoice: Sendable {
 /// lasts the run. Its rows live beside the app's data, so `--data-dir` keeps both.
 public actor EmbeddedBackend: BackendConnector {
   public static let fileName = "backend.sqlite"
-  /// Every token expires (SPEC §12); one outlived by its run (a preview left open for
+  /// Every token expires; one outlived by its run (a preview left open for
   /// days) is replaced halfway through its life.
   static let tokenLifetime: TimeInterval = 24 * 3_600
 

@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
 
-/// Writes analytics events to a file, one JSON object a line (SPEC §5). Each line is
+/// Writes analytics events to a file, one JSON object a line. Each line is
 /// written whole, so a crash loses at most the event being written.
 public final class NDJSONAnalyticsSink: AnalyticsSink {
   private let handle: Locked<FileHandle>

@@ -1,4 +1,4 @@
-/// The one rule for a text that names an account (SPEC §12): the signed-in user of an
+/// The one rule for a text that names an account: the signed-in user of an
 /// app, the `sub` of a bearer token, a script's `user:`, `export --user`. SQLite and file
 /// names end a text at its first NUL, so `alice\u{0}x` would be stored and looked up as
 /// `alice`: two names the server tells apart would share one account. Here so that the

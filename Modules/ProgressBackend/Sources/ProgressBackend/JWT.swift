@@ -3,7 +3,7 @@ import FlowKit
 import Foundation
 
 /// HS256 JSON Web Tokens: the bearer tokens of the progress API, whose `sub` is the user.
-/// A token is accepted only as SPEC §12 says: `alg` HS256, `exp` a number in the future,
+/// A token is accepted only with `alg` HS256, `exp` a number in the future,
 /// `nbf`/`iat` (when present) numbers not in the future, `sub` a whole user id.
 public enum JWT {
   /// Seconds `nbf` and `iat` may lie ahead of the server's clock (clocks drift).

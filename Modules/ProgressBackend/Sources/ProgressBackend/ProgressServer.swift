@@ -17,7 +17,7 @@ public final class ProgressServer: Sendable {
     public var databasePath: String?
     public var apiKey: String
     public var jwtSecret: String
-    /// When set, a token must carry this `iss` (SPEC §12); tokens the server issues do.
+    /// When set, a token must carry this `iss`; tokens the server issues do.
     public var jwtIssuer: String?
     /// When set, a token's `aud` must name this audience; tokens the server issues do.
     public var jwtAudience: String?
