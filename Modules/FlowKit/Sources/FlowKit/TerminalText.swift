@@ -20,27 +20,27 @@ public func terminalSafe(_ text: String, limit: Int? = nil) -> String {
   }
   // Most names are short and plain: returned as they are, without a copy.
   if !clipped, !text.unicodeScalars.contains(where: terminalActsOn) { return text }
-  var result = String.UnicodeScalarView()
+  // Built as UTF-8 bytes: appending to a String.UnicodeScalarView one scalar at a time
+  // was quadratic.
+  var bytes: [UInt8] = []
+  bytes.reserveCapacity(kept.utf8.count + 3)
   for scalar in kept.unicodeScalars {
     guard terminalActsOn(scalar) else {
-      result.append(scalar)
+      bytes.append(contentsOf: scalar.utf8)
       continue
     }
-    result.append(contentsOf: "\\u{".unicodeScalars)
-    var digits = String.UnicodeScalarView()
-    var value = scalar.value
-    repeat {
-      digits.append(hexDigits[Int(value & 0xF)])
-      value >>= 4
-    } while value > 0
-    result.append(contentsOf: digits.reversed())
-    result.append("}")
+    bytes.append(contentsOf: "\\u{".utf8)
+    let digits = (32 - scalar.value.leadingZeroBitCount + 3) / 4
+    for shift in stride(from: (max(digits, 1) - 1) * 4, through: 0, by: -4) {
+      bytes.append(hexDigits[Int(scalar.value >> UInt32(shift) & 0xF)])
+    }
+    bytes.append(UInt8(ascii: "}"))
   }
-  if clipped { result.append("…") }
-  return String(result)
+  if clipped { bytes.append(contentsOf: "…".utf8) }
+  return String(decoding: bytes, as: UTF8.self)
 }
 
-private let hexDigits = Array("0123456789ABCDEF".unicodeScalars)
+private let hexDigits = Array("0123456789ABCDEF".utf8)
 
 private func terminalActsOn(_ scalar: Unicode.Scalar) -> Bool {
   switch scalar.value {
