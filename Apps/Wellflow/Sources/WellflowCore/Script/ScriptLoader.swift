@@ -1011,6 +1011,8 @@ public struct ScriptLoader {
   /// An option id of a choice whose options are declared; others are checked when shown.
   private mutating func checkOption(_ id: String, of element: String, at position: SourcePosition) {
     guard let known = vocabulary.options[element], !known.contains(id) else { return }
+    // A value already reported there (an undefined variable) is not reported again.
+    guard !problems.contains(where: { $0.position == position }) else { return }
     var hint = suggestion(id, among: known)
     if hint.isEmpty {
       let more = known.count > Self.shownOptions ? ", … (\(known.count) in all)" : ""
