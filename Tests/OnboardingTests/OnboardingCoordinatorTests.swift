@@ -256,7 +256,9 @@ struct OnboardingFeatureTests {
       flow.screens == [
         ScreenDeclaration("onboarding.welcome", elements: ["continue"]),
         ScreenDeclaration("onboarding.features", elements: ["continue"]),
-        ScreenDeclaration("onboarding.skill", elements: ["skill", "continue"]),
+        ScreenDeclaration(
+          "onboarding.skill", elements: ["skill", "continue"],
+          options: ["skill": ["beginner", "intermediate", "experienced"]]),
         ScreenDeclaration("onboarding.finale", elements: ["continue"]),
       ])
     #expect(registry.queries.map(\.id) == ["onboarding.completed", "onboarding.skill"])

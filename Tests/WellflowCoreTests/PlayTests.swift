@@ -31,7 +31,7 @@ struct PlayTests {
         "tap continue", "tap continue", "", "# choose", "select skill experienced", "tap continue",
         "tap continue",
       ])
-    #expect(code == 0)
+    #expect(code == 1, "the disabled `continue` failed")
     #expect(out.first == "playing onboarding (variant short); type `help` for the commands")
     #expect(
       out.filter { $0.hasPrefix(">") || $0.hasPrefix("error") || $0.hasPrefix("current screen") }.map {
@@ -54,7 +54,7 @@ struct PlayTests {
   @Test func badCommandsPrintAnErrorAndThePromptGoesOn() async {
     let (code, out) = await play(
       "onboarding", ["tapp continue", "set", "help", "tap nothing", "quit", "tap continue"])
-    #expect(code == 0)
+    #expect(code == 1)
     #expect(
       out.contains(
         "error: unknown command 'tapp' (commands: tap, select, enter, set, toggle, back, close, screen, help, quit)"
@@ -63,6 +63,22 @@ struct PlayTests {
     #expect(out.contains("  tap ID                    press a button or an alert button"))
     #expect(out.contains("error: onboarding.welcome has no element 'nothing' (elements: continue)"))
     #expect(out.last == "left onboarding on onboarding.welcome")
+  }
+
+  /// A piped session is a check: a command that failed makes the exit status 1, however
+  /// the session ends, and the commands after it still run.
+  @Test func aFailedCommandExitsOneAndPlayGoesOn() async {
+    let (code, out) = await play("onboarding", ["tap begin", "tap continue"])
+    #expect(code == 1)
+    #expect(out.contains("error: onboarding.welcome has no element 'begin' (elements: continue)"))
+    #expect(out.last == "input ended; onboarding is still on onboarding.features")
+    let (quitCode, quitOut) = await play("onboarding", ["select skill", "quit"])
+    #expect(quitCode == 1)
+    #expect(quitOut.last == "left onboarding on onboarding.welcome")
+    let (endCode, _) = await play(
+      "onboarding", variant: "short",
+      ["tap continue", "tap nothing", "select skill beginner", "tap continue", "tap continue"])
+    #expect(endCode == 1)
   }
 
   @Test func theEndOfTheInputLeavesTheFlowRunning() async {
@@ -79,7 +95,7 @@ struct PlayTests {
         "tap stay", "close",
       ],
       registry: try LabFeature.registry())
-    #expect(code == 0)
+    #expect(code == 1, "input was refused while the alert was up")
     #expect(out.contains("  note: text field \"Note\" (up to 10 characters) = \"hi there\""))
     #expect(out.contains("  level: slider \"Level\" 1…10 step 1 = 8 (Level caption)"))
     #expect(out.contains("  flag: toggle \"Flag\" = on"))
@@ -119,7 +135,7 @@ struct PlayTests {
   @Test func playGoesOnIntoTheJournalAfterACheckInThatAsksForIt() async {
     let (code, out) = await play(
       "checkin", variant: "quick",
-      ["tap begin", "tap continue", "select emotion calm", "tap continue", "tap journal", "close"])
+      ["tap continue", "select emotion calm", "tap continue", "tap journal", "close"])
     #expect(code == 0)
     #expect(
       out.contains {

@@ -1,10 +1,17 @@
 import FlowKit
 import Foundation
 
-/// The text transcript and the JSON document of a run.
+/// The text transcript and the JSON document of a run. The text goes to a terminal or a
+/// CI log, so whatever a script (or `-e`) wrote is printed through `terminalSafe`: a
+/// script's escape sequences are shown, never acted on, and long names are clipped.
 public enum TranscriptFormatter {
+  /// The characters of a script's name or a step's label the text shows.
+  static let nameLimit = 80
+
   public static func text(_ result: ScriptResult) -> String {
-    var lines = ["▶ \(result.name) — \(result.file) (\(result.user))"]
+    var lines = [
+      "▶ \(terminalSafe(result.name, limit: nameLimit)) — \(terminalSafe(result.file)) (\(terminalSafe(result.user)))"
+    ]
     for step in result.steps {
       let mark =
         switch step.status {
@@ -17,9 +24,10 @@ public enum TranscriptFormatter {
       // Padded by hand: Foundation's `padding` goes through NSString for every step.
       var place = "\(step.position.line):\(step.position.column)"
       if place.utf8.count < 7 { place += String(repeating: " ", count: 7 - place.utf8.count) }
+      let label = step.label.map { "\(terminalSafe($0, limit: nameLimit)): " } ?? ""
       var line =
-        "\(indent)\(place)\(mark) \(step.label.map { "\($0): " } ?? "")\(step.summary) → \(step.screen)"
-      if let message = step.message, step.status != .failed { line += "  (\(message))" }
+        "\(indent)\(place)\(mark) \(label)\(terminalSafe(step.summary)) → \(terminalSafe(step.screen))"
+      if let message = step.message, step.status != .failed { line += "  (\(terminalSafe(message)))" }
       lines.append(line)
     }
     let count = result.steps.count
@@ -39,8 +47,8 @@ public enum TranscriptFormatter {
 
   public static func failure(_ result: ScriptResult) -> String {
     guard let failure = result.failure else { return "" }
-    return
-      "\(failure.headline)\n\(failure.currentScreen.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))"
+    let screen = failure.currentScreen.split(separator: "\n").map { "  " + terminalSafe(String($0)) }
+    return "\(terminalSafe(failure.headline))\n\(screen.joined(separator: "\n"))"
   }
 
   public static func summary(_ results: [ScriptResult], seconds: Double) -> String {
@@ -48,7 +56,10 @@ public enum TranscriptFormatter {
     var text =
       "\(results.count) script run\(results.count == 1 ? "" : "s"): \(results.count - failed.count) passed, \(failed.count) failed"
       + " (\(milliseconds(seconds)))"
-    for result in failed { text += "\n  ✗ \(result.name): \(result.failure!.headline)" }
+    for result in failed {
+      text +=
+        "\n  ✗ \(terminalSafe(result.name, limit: nameLimit)): \(terminalSafe(result.failure!.headline))"
+    }
     return text
   }
 
@@ -109,19 +120,23 @@ public enum JUnitReport {
 
   private static func time(_ seconds: Double) -> String { String(format: "%.4f", seconds) }
 
+  /// Markup escaped; characters XML 1.0 cannot hold even as references (C0 controls but
+  /// tab and newline, U+FFFE, U+FFFF) and those a log viewer may act on (DEL, C1) are
+  /// written as the text `\u{1B}`, as the terminal shows them, so the file stays
+  /// well-formed and says what the script held.
   static func escape(_ text: String) -> String {
     var escaped = ""
     for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "\"": escaped += "&quot;"
-      case "'": escaped += "&apos;"
-      case "\n", "\t": escaped.unicodeScalars.append(scalar)
-      default:
-        // XML 1.0 forbids most control characters even when escaped.
-        if scalar.value < 0x20 { escaped += "?" } else { escaped.unicodeScalars.append(scalar) }
+      switch scalar.value {
+      case 0x26: escaped += "&amp;"
+      case 0x3C: escaped += "&lt;"
+      case 0x3E: escaped += "&gt;"
+      case 0x22: escaped += "&quot;"
+      case 0x27: escaped += "&apos;"
+      case 0x09, 0x0A: escaped.unicodeScalars.append(scalar)
+      case 0x00...0x1F, 0x7F...0x9F: escaped += terminalSafe(String(Character(scalar)))
+      case 0xFFFE, 0xFFFF: escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      default: escaped.unicodeScalars.append(scalar)
       }
     }
     return escaped

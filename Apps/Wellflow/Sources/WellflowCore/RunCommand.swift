@@ -64,8 +64,9 @@ public enum RunCommand {
   public static let maxUsers = 1_000_000
 
   public static func execute(_ configuration: RunConfiguration, console: Console = .standard) async -> Int32 {
+    // Messages quote what the command line and the files said: shown, never acted on.
     func usage(_ message: String) -> Int32 {
-      console.err("error: \(message)")
+      console.err("error: \(terminalSafe(message))")
       return 2
     }
     if let problem = WellflowLocalization.problem(with: configuration.locale) { return usage("\(problem)") }
@@ -80,14 +81,14 @@ public enum RunCommand {
       experimentFile = sources.experimentFile
       payload = sources.payload
     case .failure(let error):
-      for problem in error.problems { console.err(problem) }
+      for problem in error.problems { console.err(terminalSafe(problem)) }
       console.err(error.problems.isEmpty ? error.summary : error.summary + "; no script ran")
       return 2
     }
     var overrides: [String: String] = [:]
     for assignment in configuration.variables {
       guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-        return usage("-e takes KEY=VALUE, got '\(assignment)'")
+        return usage("-e takes KEY=VALUE, got '\(terminalSafe(assignment, limit: 80))'")
       }
       overrides[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
     }
@@ -148,7 +149,7 @@ public enum RunCommand {
       }
     }
     guard problems.isEmpty else {
-      for problem in problems { console.err(problem.description) }
+      for problem in problems { console.err(terminalSafe(problem.description)) }
       console.err("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; no script ran")
       return 2
     }

@@ -20,8 +20,9 @@ struct Wellflow: AsyncParsableCommand {
       A/B-test a flow: run a script for many users with an experiment
       file, then read the funnel per variation:
 
-        wellflow run Scripts/experiment-checkin.yaml --users 1000 \\
-          --experiments Experiments/checkin-length.yaml --events e.ndjson
+        wellflow run Apps/Wellflow/Scripts/experiment-checkin.yaml \\
+          --experiments Apps/Wellflow/Experiments/checkin-length.yaml \\
+          --users 1000 --events e.ndjson
         wellflow report e.ndjson --experiment checkin-length
       """,
     subcommands: [
@@ -60,10 +61,13 @@ struct Run: AsyncParsableCommand {
 
       Examples:
         wellflow run Apps/Wellflow/Scripts
-        wellflow run onboarding.yaml --format json --junit report.xml
+        wellflow run Apps/Wellflow/Scripts/onboarding-standard.yaml \\
+          --format json --junit report.xml
         wellflow run Apps/Wellflow/Scripts --quiet --html report.html
-        wellflow run Scripts --include-tags smoke --shard 1/2 -e NOTE="slept well"
-        wellflow run experiment.yaml --experiments onboarding-length.yaml \\
+        wellflow run Apps/Wellflow/Scripts --include-tags smoke --shard 1/2 \\
+          -e NOTE="slept well"
+        wellflow run Apps/Wellflow/Scripts/experiment-onboarding.yaml \\
+          --experiments Apps/Wellflow/Experiments/onboarding-length.yaml \\
           --users 1000 --events e.ndjson
 
       With --experiments FILE, a flow started without a variant (by a launch
@@ -244,7 +248,7 @@ struct Report: AsyncParsableCommand {
       (file:line: message) or no exposure names the experiment.
 
       Example:
-        wellflow report /tmp/e.ndjson --experiment onboarding-length --format json
+        wellflow report e.ndjson --experiment onboarding-length --format json
       """)
 
   @Argument(help: ArgumentHelp("The NDJSON events file.", valueName: "EVENTS"))
@@ -292,7 +296,8 @@ struct Flows: AsyncParsableCommand {
 
       Examples:
         wellflow flows
-        wellflow flows --format json --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+        wellflow flows --format json \\
+          --experiments Apps/Wellflow/Experiments/checkin-length.yaml
       """)
 
   @Option(help: "Output format: text or json.")
@@ -370,7 +375,8 @@ struct Export: AsyncParsableCommand {
 
       Examples:
         wellflow run Apps/Wellflow/Scripts/mood-edit.yaml --data-dir /tmp/wf
-        wellflow export --data-dir /tmp/wf --user alice --from 2026-03-01 --to 2026-03-31
+        wellflow export --data-dir /tmp/wf --user alice \\
+          --from 2026-03-01 --to 2026-03-31
         wellflow export --data-dir /tmp/wf --format json > moods.json
       """)
 
@@ -429,8 +435,8 @@ struct Serve: AsyncParsableCommand {
 
       Example:
         wellflow serve --port 8080 --db backend.sqlite --api-key k --jwt-secret s &
-        wellflow run Apps/Wellflow/Scripts --backend http://127.0.0.1:8080 --api-key k \\
-          --token "$(wellflow token user-1 --jwt-secret s)"
+        wellflow run Apps/Wellflow/Scripts --backend http://127.0.0.1:8080 \\
+          --api-key k --token "$(wellflow token user-1 --jwt-secret s)"
       """)
 
   @Option(help: "The port to listen on (0 picks a free one).")
@@ -531,9 +537,10 @@ struct Play: AsyncParsableCommand {
       once per screen; `screen` lists them again), slider ranges and captions, and an
       alert's message and buttons. At a terminal, up and down walk the lines typed
       before and left, right, Home and End edit the line. A refused action prints its
-      error and the prompt goes on. When the flow ends and the app presents another
-      (a check-in asking for the journal), play goes on in it; the session ends when no
-      flow is left, on quit or at the end of the input, so it works with a pipe:
+      error and the prompt goes on; the exit status is then 1. When the flow ends and
+      the app presents another (a check-in asking for the journal), play goes on in it;
+      the session ends when no flow is left, on quit or at the end of the input, so it
+      works with a pipe:
 
         printf 'tap continue\\ntap continue\\n' | wellflow play onboarding
       """)
@@ -743,8 +750,10 @@ struct Preview: AsyncParsableCommand {
 
       Examples:
         wellflow preview                   then open http://127.0.0.1:8300
-        wellflow preview --port 0 --experiments Apps/Wellflow/Experiments/checkin-length.yaml
-        wellflow preview --growthbook payload.json
+        wellflow preview --port 0 \\
+          --experiments Apps/Wellflow/Experiments/checkin-length.yaml
+        wellflow preview \\
+          --growthbook Apps/Wellflow/Experiments/growthbook-checkin.json
         wellflow preview --locale de       the screens in German
 
       With --experiments or --growthbook, a flow started without a variant

@@ -102,7 +102,7 @@ public enum CheckInFeature: FlowFeature {
       let exit = AlertDeclaration(MoodCheckInCoordinator.confirmExitAlertID, buttons: ["exit", "stay"])
       return ScreenDeclaration(
         step.screenID, elements: step.elementIDs, alerts: (step.isIntro ? [] : [exit]) + step.alerts,
-        textFields: step.textFieldIDs)
+        textFields: step.textFieldIDs, options: step.optionIDs)
     }
   }
 }

@@ -45,6 +45,9 @@ public protocol CheckInStep: Sendable {
   var alerts: [AlertDeclaration] { get }
   /// The elements a person types into; reports show their values as lengths only.
   var textFieldIDs: [String] { get }
+  /// The option ids of each choice whose options never change, for checking scripts
+  /// before they run (`ScreenDeclaration.options`).
+  var optionIDs: [String: [String]] { get }
   /// An intro (the Pet) is not counted in progress, is shown only until the person
   /// once began, and `close` on it cancels without asking.
   var isIntro: Bool { get }
@@ -62,6 +65,7 @@ public protocol CheckInStep: Sendable {
 extension CheckInStep {
   public var alerts: [AlertDeclaration] { [] }
   public var textFieldIDs: [String] { [] }
+  public var optionIDs: [String: [String]] { [:] }
   public func save(_ draft: CheckInDraft, entry: MoodEntry, services: Services) async throws {}
   public var isIntro: Bool { false }
 }

@@ -63,6 +63,9 @@ public struct NamingStep: CheckInStep {
   public let name = "naming"
   public let screenID = "checkin.naming"
   public let elementIDs = ["emotion", "labels", "continue"]
+  public let optionIDs = [
+    "emotion": MoodLabel.allCases.map(\.rawValue), "labels": MoodLabel.allCases.map(\.rawValue),
+  ]
 
   public init() {}
 
@@ -116,6 +119,7 @@ public struct ShapingStep: CheckInStep {
   public let screenID = "checkin.shaping"
   public let elementIDs = ["prompt", "response", "continue"]
   public let textFieldIDs = ["response"]
+  public let optionIDs = ["prompt": ReflectionPrompt.allCases.map(\.rawValue)]
 
   public init() {}
 
@@ -152,6 +156,7 @@ public struct AttributingStep: CheckInStep {
   public let name = "attributing"
   public let screenID = "checkin.attributing"
   public let elementIDs = ["associations", "continue"]
+  public let optionIDs = ["associations": MoodAssociation.allCases.map(\.rawValue)]
 
   public init() {}
 
@@ -184,6 +189,7 @@ public struct EvaluatingStep: CheckInStep {
   public let name = "evaluating"
   public let screenID = "checkin.evaluating"
   public let elementIDs = ["evaluation", "continue"]
+  public let optionIDs = ["evaluation": MoodEvaluation.allCases.map(\.rawValue)]
 
   public init() {}
 

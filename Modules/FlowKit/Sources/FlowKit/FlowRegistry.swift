@@ -40,12 +40,20 @@ public struct ScreenDeclaration: Sendable, Equatable {
   public var alerts: [AlertDeclaration]
   /// The elements a person types into: reports show their values as lengths only.
   public var textFields: [String]
+  /// The option ids of each choice whose options never change (the check-in's emotions),
+  /// so scripts' option values are checked before they run. A choice whose options come
+  /// from data (a list of entries) is left out and checked when it is shown.
+  public var options: [String: [String]]
 
-  public init(_ id: String, elements: [String], alerts: [AlertDeclaration] = [], textFields: [String] = []) {
+  public init(
+    _ id: String, elements: [String], alerts: [AlertDeclaration] = [], textFields: [String] = [],
+    options: [String: [String]] = [:]
+  ) {
     self.id = id
     self.elements = elements
     self.alerts = alerts
     self.textFields = textFields
+    self.options = options
   }
 }
 

@@ -5,19 +5,31 @@ import FlowKit
 public enum JournalFeature: FlowFeature {
   public static var requiredServices: [any ServiceKey.Type] { [JournalRepositoryKey.self] }
 
-  public static let screens = [
-    ScreenDeclaration(
-      JournalFlowCoordinator.screenID, elements: ["layer", "phase", "entry", "strategy", "close"],
-      alerts: [
-        AlertDeclaration("journal.confirmPrimary", buttons: ["confirm", "cancel"]),
-        AlertDeclaration("journal.askSecondary", buttons: ["accept", "decline"]),
-        AlertDeclaration("journal.confirmSecondary", buttons: ["confirm", "cancel"]),
-        AlertDeclaration("journal.askSelfCare", buttons: ["accept", "decline"]),
-        AlertDeclaration("journal.confirmStrategy", buttons: ["confirm", "cancel"]),
-        AlertDeclaration("journal.success", buttons: ["ok"]),
-        AlertDeclaration("journal.error", buttons: ["ok"]),
-      ])
-  ]
+  public static let screens = screens(catalog: nil)
+
+  /// With a catalog, the layer, phase and strategy options it holds are declared too (the
+  /// entries depend on the layer and phase shown).
+  static func screens(catalog: JournalCatalog?) -> [ScreenDeclaration] {
+    [
+      ScreenDeclaration(
+        JournalFlowCoordinator.screenID, elements: ["layer", "phase", "entry", "strategy", "close"],
+        alerts: [
+          AlertDeclaration("journal.confirmPrimary", buttons: ["confirm", "cancel"]),
+          AlertDeclaration("journal.askSecondary", buttons: ["accept", "decline"]),
+          AlertDeclaration("journal.confirmSecondary", buttons: ["confirm", "cancel"]),
+          AlertDeclaration("journal.askSelfCare", buttons: ["accept", "decline"]),
+          AlertDeclaration("journal.confirmStrategy", buttons: ["confirm", "cancel"]),
+          AlertDeclaration("journal.success", buttons: ["ok"]),
+          AlertDeclaration("journal.error", buttons: ["ok"]),
+        ],
+        options: catalog.map { catalog in
+          [
+            "layer": catalog.layers.map { String($0.id) }, "phase": catalog.phases.map { String($0.id) },
+            "strategy": catalog.strategies.map { String($0.id) },
+          ]
+        } ?? [:])
+    ]
+  }
 
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
     try register(in: &registry, catalog: bundledCatalog())
@@ -31,7 +43,7 @@ public enum JournalFeature: FlowFeature {
       FlowDefinition(
         id: JournalFlowCoordinator.flowID,
         summary: "Log a feeling from the catalog, optionally a second one and a self-care strategy",
-        variants: ["standard"], screens: screens,
+        variants: ["standard"], screens: screens(catalog: catalog),
         make: { context in JournalFlowCoordinator(context: context, catalog: catalog) }))
     try registry.register(
       QueryDefinition("journal.count", type: .number, summary: "journal entries of the user") { environment in

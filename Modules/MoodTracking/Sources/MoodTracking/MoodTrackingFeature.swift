@@ -28,7 +28,8 @@ public enum MoodTrackingFeature: FlowFeature {
         screens: [
           ScreenDeclaration(
             "mood.history",
-            elements: ["range", "average", "highest", "lowest", "latest", "count", "streak", "close"])
+            elements: ["range", "average", "highest", "lowest", "latest", "count", "streak", "close"],
+            options: ["range": MoodHistoryRange.options.map(\.id)])
         ],
         make: { context in
           MoodHistoryCoordinator(
@@ -45,12 +46,18 @@ public enum MoodTrackingFeature: FlowFeature {
             alerts: [
               AlertDeclaration(MoodEntriesCoordinator.confirmDeleteAlertID, buttons: ["delete", "cancel"]),
               AlertDeclaration(MoodEntriesCoordinator.errorAlertID, buttons: ["ok"]),
-            ]),
+            ],
+            // `entry` lists the saved moods: its options are data.
+            options: ["range": MoodHistoryRange.options.map(\.id)]),
           ScreenDeclaration(
             MoodEntriesCoordinator.editScreenID,
             elements: ["score", "labels", "associations", "notes", "save"],
             alerts: [AlertDeclaration(MoodEntriesCoordinator.errorAlertID, buttons: ["ok"])],
-            textFields: ["notes"]),
+            textFields: ["notes"],
+            options: [
+              "labels": MoodLabel.allCases.map(\.rawValue),
+              "associations": MoodAssociation.allCases.map(\.rawValue),
+            ]),
         ],
         // One saved mood, so the list has an entry to edit and delete.
         sampleData: { environment in

@@ -27,7 +27,9 @@ public enum OnboardingFeature: FlowFeature {
         screens: [
           ScreenDeclaration("onboarding.welcome", elements: ["continue"]),
           ScreenDeclaration("onboarding.features", elements: ["continue"]),
-          ScreenDeclaration("onboarding.skill", elements: ["skill", "continue"]),
+          ScreenDeclaration(
+            "onboarding.skill", elements: ["skill", "continue"],
+            options: ["skill": SkillLevel.allCases.map(\.rawValue)]),
           ScreenDeclaration("onboarding.finale", elements: ["continue"]),
         ],
         stepVariants: stepVariants,

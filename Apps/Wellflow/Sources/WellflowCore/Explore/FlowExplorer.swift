@@ -582,6 +582,17 @@ public final class FlowExplorer {
     for id in ids where !declaration.elements.contains(id) {
       report(.undeclaredID, key: "\(screen.id) \(id)", "\(screen.id): element '\(id)' is not declared", steps)
     }
+    // Scripts' option values are refused before a run unless declared.
+    for element in screen.elements {
+      guard case .choice(let options, _) = element.kind, let declared = declaration.options[element.id] else {
+        continue
+      }
+      for option in options.map(\.id) where !declared.contains(option) {
+        report(
+          .undeclaredID, key: "\(screen.id) \(element.id) \(option)",
+          "\(screen.id): option '\(option)' of '\(element.id)' is not declared", steps)
+      }
+    }
     guard let alert = screen.alert else { return }
     let buttons = alert.buttons.map(\.id)
     if Set(buttons).count != buttons.count {

@@ -31,8 +31,8 @@ public struct PlayConfiguration: Sendable {
 /// its labels, captions and alert, reads one command a line (`tap continue`, `select
 /// labels calm,proud`, …), prints the error of a refused action and goes on, follows into
 /// the flows presented after it (a check-in's journal), and stops when no flow is left,
-/// on `quit` or at the end of the input. Exit 0, or 2 when the flow, variant or
-/// experiment file is unknown or wrong.
+/// on `quit` or at the end of the input. Exit 0, 1 when a command it read failed (did not
+/// parse or was refused), or 2 when the flow, variant or experiment file is unknown or wrong.
 @MainActor
 public enum PlayCommand {
   /// `readLine` gives the next line, nil at the end of the input. `prompt`, when
@@ -81,6 +81,9 @@ public enum PlayCommand {
       return 0
     }
     var drawing = PlayScreen()
+    // A piped session is a check: a refused command fails it, though play goes on.
+    var failed = false
+    var code: Int32 { failed ? 1 : 0 }
     console.out("playing \(current.flow) (variant \(current.variant)); type `help` for the commands")
     report(host.takeProblems(), console)
     if let screen = host.screen { console.out(show(screen, configuration, &drawing)) }
@@ -89,33 +92,36 @@ public enum PlayCommand {
       prompt?("> ")
       guard let line = readLine() else {
         console.out("input ended; \(current.flow) is still on \(host.screenID ?? "no screen")")
-        return 0
+        return code
       }
       let trimmed = line.trimmingCharacters(in: .whitespaces)
       if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-      if prompt == nil { console.out("> \(trimmed)") }
+      // Piped input is text someone else may have written: shown, never acted on.
+      if prompt == nil { console.out("> \(terminalSafe(trimmed))") }
       switch PlayInput.parse(trimmed) {
       case .failure(let error):
-        console.out("error: \(error)")
+        failed = true
+        console.out("error: \(terminalSafe("\(error)"))")
       case .success(.help):
         console.out(PlayInput.commands)
       case .success(.screen):
         if let screen = host.screen { console.out(show(screen, configuration, &drawing, full: true)) }
       case .success(.quit):
         console.out("left \(current.flow) on \(host.screenID ?? "no screen")")
-        return 0
+        return code
       case .success(.action(let action)):
         do {
           try host.send(action)
         } catch {
-          console.out("error: \(error)")
+          failed = true
+          console.out("error: \(terminalSafe("\(error)"))")
           continue
         }
         await host.settle()
         report(host.takeProblems(), console)
         guard let top = host.top else {
           console.out(ending(of: current.flow, host: host))
-          return 0
+          return code
         }
         if top.serial != current.serial {
           // A follow-up flow (or one shown on top): play goes on in it.
@@ -136,8 +142,12 @@ public enum PlayCommand {
   private static func show(
     _ screen: Screen, _ configuration: PlayConfiguration, _ drawing: inout PlayScreen, full: Bool = false
   ) -> String {
+    // Typed text is shown in the text drawing, each line through `terminalSafe`; JSON
+    // escapes by its own encoder.
     configuration.json
-      ? ScreenDump.json(screen, showingTypedText: true) : drawing.describe(screen, full: full)
+      ? ScreenDump.json(screen, showingTypedText: true)
+      : drawing.describe(screen, full: full).split(separator: "\n", omittingEmptySubsequences: false)
+        .map { terminalSafe(String($0)) }.joined(separator: "\n")
   }
 
   private static func ending(of flow: String, host: FlowHost) -> String {
@@ -148,6 +158,6 @@ public enum PlayCommand {
   }
 
   private static func report(_ problems: [HostError], _ console: Console) {
-    for problem in problems { console.out("problem: \(problem)") }
+    for problem in problems { console.out("problem: \(terminalSafe("\(problem)"))") }
   }
 }

@@ -18,6 +18,9 @@ public struct ScriptVocabulary: Sendable {
   var experiments: Set<String>?
   /// Variation names by experiment key, when an experiment file gave them.
   var experimentVariations: [String: [String]] = [:]
+  /// The option ids a choice may take, for choices whose options every screen showing
+  /// them declares (a choice whose options are data is checked only when it is shown).
+  var options: [String: [String]]
   /// Notification ids `open` and `expect: {notification}` may name.
   var notifications: Set<String>
   /// Languages `locale:` may name.
@@ -39,6 +42,19 @@ public struct ScriptVocabulary: Sendable {
     alertButtons = Set(declared.flatMap { $0.alerts.flatMap(\.buttons) })
     queries = Dictionary(uniqueKeysWithValues: registry.queries.map { ($0.id, $0.type) })
     textFields = Set(declared.flatMap(\.textFields))
+    var options: [String: [String]] = [:]
+    var undeclared = Set<String>()
+    for screen in declared {
+      for element in screen.elements {
+        guard let ids = screen.options[element] else {
+          undeclared.insert(element)
+          continue
+        }
+        let known = options[element, default: []]
+        options[element] = known + ids.filter { !known.contains($0) }
+      }
+    }
+    self.options = options.filter { !undeclared.contains($0.key) }
     freeTextQueries = Set(registry.queries.filter(\.isFreeText).map(\.id))
     notifications =
       registry.flow(RemindersFeature.flowID) == nil ? [] : Set(RemindersFeature.notificationFlows.keys)
@@ -611,6 +627,7 @@ public struct ScriptLoader {
             report(item.position, "select \(entry.key) takes option ids, got \(item.typeName)")
             return nil
           }
+          checkOption(text, of: entry.key, at: item.position)
           return text
         }
         return .select(entry.key, ids)
@@ -620,6 +637,7 @@ public struct ScriptLoader {
           value.position, "select \(entry.key) takes an option id or a list of them, got \(value.typeName)")
         return nil
       }
+      checkOption(id, of: entry.key, at: value.position)
       return .select(entry.key, [id])
     case "enter":
       guard let text = value.scalarText else {
@@ -725,6 +743,12 @@ public struct ScriptLoader {
         for pair in pairs {
           checkElement(pair.key, at: pair.keyPosition, allowAlertButtons: false)
           if let matcher = matcher(pair.value, type: nil, what: "value of \(pair.key)") {
+            switch (matcher, pair.value.value) {
+            case (.text(let id), _): checkOption(id, of: pair.key, at: pair.value.position)
+            case (.list(let ids), .list(let items)):
+              for (id, item) in zip(ids, items) { checkOption(id, of: pair.key, at: item.position) }
+            default: break
+            }
             conditions.append(.value(element: pair.key, matcher))
           }
         }
@@ -987,6 +1011,22 @@ public struct ScriptLoader {
     report(
       position, "unknown element '\(clipped(id))': no registered screen has it\(suggestion(id, among: known))"
     )
+  }
+
+  /// Options shown in a problem before the rest are counted.
+  static let shownOptions = 12
+
+  /// An option id of a choice whose options are declared; others are checked when shown.
+  private mutating func checkOption(_ id: String, of element: String, at position: SourcePosition) {
+    guard let known = vocabulary.options[element], !known.contains(id) else { return }
+    // A value already reported there (an undefined variable) is not reported again.
+    guard !problems.contains(where: { $0.position == position }) else { return }
+    var hint = suggestion(id, among: known)
+    if hint.isEmpty {
+      let more = known.count > Self.shownOptions ? ", … (\(known.count) in all)" : ""
+      hint = " (options: \(known.prefix(Self.shownOptions).joined(separator: ", "))\(more))"
+    }
+    report(position, "unknown option '\(clipped(id))' of \(element)\(hint)")
   }
 
   private mutating func checkKeys(

@@ -1,0 +1,306 @@
+import Foundation
+import Testing
+
+/// Every `wellflow …` command the README's code blocks and the `--help` examples show runs,
+/// with the built `wellflow` binary, from a folder laid out as the repository root (its
+/// top-level entries linked in, so files the commands write stay out of the repository),
+/// and exits as documented: 0. Commands of one source run in their order in one folder,
+/// so a `report` reads the events a `run` before it wrote. `/tmp/` becomes a folder of the
+/// test's own, and a population (`--users 1000`) is cut to 3 users, which keeps every
+/// argument's form at a fraction of the time. A pipe from wellflow into another program
+/// (`| dot -Tsvg`) keeps wellflow's part only.
+///
+/// `serve` and `preview` run until interrupted, and a `run --backend URL` needs that
+/// server: for those the arguments are checked only (`wellflow SUB --help` exits 0 and
+/// lists every `--option` the command uses), and a `$(wellflow token …)` inside is run.
+@Suite("Documented commands", .serialized)
+struct DocumentedCommandTests {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  @Test func theReadmeCommandsRunFromTheRepositoryRoot() throws {
+    let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+    let commands = DocumentedCommands.readme(readme)
+    #expect(commands.count >= 20, "\(commands)")
+    #expect(
+      commands.contains(
+        "swift run wellflow run Apps/Wellflow/Scripts/experiment-checkin.yaml --experiments Apps/Wellflow/Experiments/checkin-length.yaml --users 1000 --events /tmp/e.ndjson"
+      ), "continuation lines are joined")
+    try DocumentedCommands.check(commands, source: "README.md")
+  }
+
+  @Test func theHelpExamplesRunFromTheRepositoryRoot() throws {
+    let source = try String(
+      contentsOf: Self.root.appendingPathComponent("Apps/Wellflow/Sources/wellflow/Wellflow.swift"),
+      encoding: .utf8)
+    let commands = DocumentedCommands.help(source)
+    #expect(commands.count >= 20, "\(commands)")
+    #expect(commands.contains("wellflow flows"), "notes after two spaces are left out")
+    #expect(commands.contains("printf 'tap continue\\ntap continue\\n' | wellflow play onboarding"))
+    try DocumentedCommands.check(commands, source: "wellflow --help")
+  }
+
+  /// `--help` wraps its text at 80 columns: an example line longer than that would be
+  /// printed broken where a person copies it from.
+  @Test func theHelpExamplesFitEightyColumns() throws {
+    let source = try String(
+      contentsOf: Self.root.appendingPathComponent("Apps/Wellflow/Sources/wellflow/Wellflow.swift"),
+      encoding: .utf8)
+    let lines = DocumentedCommands.helpLines(source)
+    #expect(lines.count >= 20)
+    for line in lines { #expect(line.count <= 80, "\(line.count) columns: \(line)") }
+  }
+
+  @Test func commandsAreReadOffTheTextAsAPersonWouldCopyThem() {
+    let readme = """
+      text `wellflow run x` in prose is not a command
+      ```sh
+      swift run wellflow run a.yaml \\
+        --users 2   # a comment
+      swift test
+      ```
+      ```yaml
+      name: wellflow run b.yaml
+      ```
+      """
+    #expect(DocumentedCommands.readme(readme) == ["swift run wellflow run a.yaml --users 2"])
+    let source = #"""
+          discussion: """
+            Prose about `wellflow run`:
+              wellflow run a.yaml --experiments e.yaml \\
+                --users 3
+              wellflow preview                   then open it
+            """)
+      """#
+    #expect(
+      DocumentedCommands.help(source) == [
+        "wellflow run a.yaml --experiments e.yaml --users 3", "wellflow preview",
+      ])
+    #expect(
+      DocumentedCommands.shell("swift run wellflow graph journal --format dot | dot -Tsvg > journal.svg")
+        == #""$WELLFLOW" graph journal --format dot > /dev/null"#)
+    #expect(
+      DocumentedCommands.shell("printf 'tap continue\\n' | wellflow play onboarding")
+        == #"printf 'tap continue\n' | "$WELLFLOW" play onboarding"#)
+    #expect(DocumentedCommands.isArgumentsOnly("wellflow serve --port 8080 &"))
+    #expect(DocumentedCommands.isArgumentsOnly("swift run wellflow run x --backend http://127.0.0.1:8080"))
+    #expect(!DocumentedCommands.isArgumentsOnly("wellflow run x"))
+    #expect(
+      DocumentedCommands.fewerUsers("wellflow run x --users 1000 -e A=1") == "wellflow run x --users 3 -e A=1"
+    )
+  }
+}
+
+enum DocumentedCommands {
+  /// Command lines in the README's `sh` code blocks that run wellflow.
+  static func readme(_ text: String) -> [String] {
+    var commands: [String] = []
+    var inShell = false
+    var pending = ""
+    for line in text.components(separatedBy: "\n") {
+      if line.hasPrefix("```") {
+        inShell = !inShell && line == "```sh"
+        continue
+      }
+      guard inShell else { continue }
+      pending += (pending.isEmpty ? "" : " ") + line.trimmingCharacters(in: .whitespaces)
+      if pending.hasSuffix("\\") {
+        pending = String(pending.dropLast()).trimmingCharacters(in: .whitespaces)
+        continue
+      }
+      let command = withoutNote(pending)
+      pending = ""
+      if command.hasPrefix("swift run wellflow ") || command.contains("| swift run wellflow ") {
+        commands.append(command)
+      }
+    }
+    return commands
+  }
+
+  /// The example lines of the commands' help (`discussion:` texts of Wellflow.swift):
+  /// lines indented past the prose that start with `wellflow` or pipe into it.
+  static func help(_ source: String) -> [String] {
+    var commands: [String] = []
+    var pending: String?
+    for line in source.components(separatedBy: "\n") {
+      let text = line.trimmingCharacters(in: .whitespaces)
+      let indent = line.prefix { $0 == " " }.count
+      if var command = pending {
+        command += " " + text
+        if command.hasSuffix("\\\\") {
+          pending = String(command.dropLast(2)).trimmingCharacters(in: .whitespaces)
+        } else {
+          pending = nil
+          commands.append(unescaped(withoutNote(command)))
+        }
+        continue
+      }
+      guard indent >= 8,
+        text.hasPrefix("wellflow ") || (text.hasPrefix("printf ") && text.contains("| wellflow "))
+      else { continue }
+      if text.hasSuffix("\\\\") {
+        pending = String(text.dropLast(2)).trimmingCharacters(in: .whitespaces)
+      } else {
+        commands.append(unescaped(withoutNote(text)))
+      }
+    }
+    return commands
+  }
+
+  /// The example lines as `--help` prints them: a discussion's text is indented six
+  /// spaces in the source and two in the help.
+  static func helpLines(_ source: String) -> [String] {
+    var lines: [String] = []
+    var continued = false
+    for line in source.components(separatedBy: "\n") {
+      let text = line.trimmingCharacters(in: .whitespaces)
+      let isExample =
+        line.prefix { $0 == " " }.count >= 8
+        && (text.hasPrefix("wellflow ") || (text.hasPrefix("printf ") && text.contains("| wellflow ")))
+      if continued || isExample { lines.append(unescaped(String(line.dropFirst(6)))) }
+      continued = (continued || isExample) && text.hasSuffix("\\\\")
+    }
+    return lines
+  }
+
+  /// What follows two spaces is a note for the reader (`# …` or words), not the command.
+  static func withoutNote(_ line: String) -> String {
+    guard let gap = line.range(of: "  ") else { return line }
+    return String(line[..<gap.lowerBound])
+  }
+
+  /// A Swift string literal's `\\` as the help prints it.
+  static func unescaped(_ text: String) -> String { text.replacingOccurrences(of: "\\\\", with: "\\") }
+
+  /// Needs a server, or is one: checked for its arguments only.
+  static func isArgumentsOnly(_ command: String) -> Bool {
+    let words = command.replacingOccurrences(of: "swift run wellflow ", with: "wellflow ")
+      .components(separatedBy: " ")
+    guard let index = words.firstIndex(of: "wellflow"), index + 1 < words.count else { return false }
+    return ["serve", "preview"].contains(words[index + 1]) || words.contains("--backend")
+  }
+
+  /// The line for bash: the binary for `wellflow`, no pipe out of it into another program.
+  static func shell(_ command: String) -> String {
+    var line = command.replacingOccurrences(of: "swift run wellflow ", with: "wellflow ")
+    if line.hasPrefix("wellflow ") { line = "\"$WELLFLOW\" " + line.dropFirst("wellflow ".count) }
+    line = line.replacingOccurrences(of: "| wellflow ", with: "| \"$WELLFLOW\" ")
+      .replacingOccurrences(of: "$(wellflow ", with: "$(\"$WELLFLOW\" ")
+    if let wellflow = line.range(of: "\"$WELLFLOW\""),
+      let pipe = line.range(of: " | ", range: wellflow.upperBound..<line.endIndex)
+    {
+      line = line[..<pipe.lowerBound] + " > /dev/null"
+    }
+    return line
+  }
+
+  /// Users a documented population is cut to.
+  static let users = 3
+
+  static func fewerUsers(_ command: String) -> String {
+    var words = command.components(separatedBy: " ")
+    for index in words.indices.dropLast() where words[index] == "--users" {
+      if let count = Int(words[index + 1]), count > users { words[index + 1] = String(users) }
+    }
+    return words.joined(separator: " ")
+  }
+
+  /// Runs the commands in order in one folder laid out as the repository root.
+  static func check(_ commands: [String], source: String) throws {
+    let binary = try wellflowExecutable()
+    let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "wellflow-docs-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: work) }
+    let folder = work.appendingPathComponent("root")
+    try FileManager.default.createDirectory(
+      at: work.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let root = DocumentedCommandTests.root
+    for entry in try FileManager.default.contentsOfDirectory(atPath: root.path) where entry != ".build" {
+      try FileManager.default.createSymbolicLink(
+        at: folder.appendingPathComponent(entry), withDestinationURL: root.appendingPathComponent(entry))
+    }
+    for command in commands {
+      let local = fewerUsers(command.replacingOccurrences(of: "/tmp/", with: work.path + "/tmp/"))
+      if isArgumentsOnly(local) {
+        try checkArguments(local, binary: binary, in: folder, source: source)
+      } else {
+        let result = try bash(shell(local), binary: binary, in: folder)
+        #expect(result.status == 0, "\(source): `\(command)` exited \(result.status):\n\(result.output)")
+      }
+    }
+  }
+
+  /// `wellflow SUB --help` exits 0 and names every option the command uses; a
+  /// `$(wellflow …)` inside runs.
+  static func checkArguments(_ command: String, binary: URL, in folder: URL, source: String) throws {
+    var outer = command
+    if let start = command.range(of: "$("),
+      let end = command.range(of: ")", range: start.upperBound..<command.endIndex)
+    {
+      let inner = String(command[start.upperBound..<end.lowerBound])
+      let result = try bash(shell(inner), binary: binary, in: folder)
+      #expect(result.status == 0, "\(source): `\(inner)` exited \(result.status):\n\(result.output)")
+      outer = String(command[..<start.lowerBound]) + String(command[end.upperBound...])
+    }
+    let words = outer.replacingOccurrences(of: "swift run wellflow ", with: "wellflow ")
+      .components(separatedBy: " ").filter { !$0.isEmpty }
+    let subcommand = words[words.firstIndex(of: "wellflow")! + 1]
+    let help = try bash("\"$WELLFLOW\" \(subcommand) --help", binary: binary, in: folder)
+    #expect(help.status == 0, "\(source): `wellflow \(subcommand) --help` exited \(help.status)")
+    for option in words where option.hasPrefix("--") {
+      #expect(
+        help.output.contains(option + " "),
+        "\(source): `\(command)`: wellflow \(subcommand) has no option \(option)")
+    }
+  }
+
+  /// Runs `line` with bash (pipes fail when any part fails), no input, output collected.
+  static func bash(_ line: String, binary: URL, in folder: URL) throws -> (status: Int32, output: String) {
+    let log = folder.deletingLastPathComponent().appendingPathComponent("output-\(UUID().uuidString)")
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: log) }
+    let handle = try FileHandle(forWritingTo: log)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", "set -o pipefail; " + line]
+    process.currentDirectoryURL = folder
+    var environment = ProcessInfo.processInfo.environment
+    environment["WELLFLOW"] = binary.path
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    process.waitUntilExit()
+    try handle.close()
+    let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    // The end of the output says what failed; the rest can be long (a run's transcript).
+    return (process.terminationStatus, String(output.suffix(4000)))
+  }
+
+  /// The `wellflow` built beside the tests.
+  static func wellflowExecutable() throws -> URL {
+    var candidates: [URL] = []
+    if let executable = Bundle.main.executableURL {
+      candidates.append(executable.deletingLastPathComponent())
+    }
+    candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+    for bundle in Bundle.allBundles { candidates.append(bundle.bundleURL.deletingLastPathComponent()) }
+    for directory in candidates {
+      var url = directory
+      // Inside an .xctest bundle on macOS the products folder is a few levels up.
+      for _ in 0..<4 {
+        let candidate = url.appendingPathComponent("wellflow")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        url.deleteLastPathComponent()
+      }
+    }
+    throw WellflowMissing(
+      description: "wellflow not found near \(candidates.map(\.path)); `swift build --build-tests` builds it")
+  }
+
+  struct WellflowMissing: Error, CustomStringConvertible {
+    var description: String
+  }
+}
