@@ -223,10 +223,13 @@ import Testing
 
   @Test func aDrippingBackendTimesOutAtTheDeadlineAndTheRowWaits() async throws {
     // A byte every 50 ms never trips URLSession's idle timeout; the 0.5 s deadline must.
+    // The body would take 14 hours, so however late a busy machine runs the deadline,
+    // it is the only way the request can end (a 600-byte body once finished first, in
+    // 30 s, on a machine whose threads were all busy).
     let server = try ScriptedServer { _ in
       .drip(
-        head: "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 600\r\n\r\n",
-        body: Data(repeating: UInt8(ascii: " "), count: 600), interval: 0.05)
+        head: "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n",
+        body: Data(repeating: UInt8(ascii: " "), count: 1_000_000), interval: 0.05)
     }
     defer { server.stop() }
     let client = server.client(deadline: 0.5)
