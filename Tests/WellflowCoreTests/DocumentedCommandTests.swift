@@ -207,7 +207,7 @@ enum DocumentedCommands {
 
   /// Runs the commands in order in one folder laid out as the repository root.
   static func check(_ commands: [String], source: String) throws {
-    let binary = try wellflowExecutable()
+    let binary = try PreviewProcess.executable()
     let work = FileManager.default.temporaryDirectory.appendingPathComponent(
       "wellflow-docs-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: work) }
@@ -277,30 +277,5 @@ enum DocumentedCommands {
     let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
     // The end of the output says what failed; the rest can be long (a run's transcript).
     return (process.terminationStatus, String(output.suffix(4000)))
-  }
-
-  /// The `wellflow` built beside the tests.
-  static func wellflowExecutable() throws -> URL {
-    var candidates: [URL] = []
-    if let executable = Bundle.main.executableURL {
-      candidates.append(executable.deletingLastPathComponent())
-    }
-    candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-    for bundle in Bundle.allBundles { candidates.append(bundle.bundleURL.deletingLastPathComponent()) }
-    for directory in candidates {
-      var url = directory
-      // Inside an .xctest bundle on macOS the products folder is a few levels up.
-      for _ in 0..<4 {
-        let candidate = url.appendingPathComponent("wellflow")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        url.deleteLastPathComponent()
-      }
-    }
-    throw WellflowMissing(
-      description: "wellflow not found near \(candidates.map(\.path)); `swift build --build-tests` builds it")
-  }
-
-  struct WellflowMissing: Error, CustomStringConvertible {
-    var description: String
   }
 }

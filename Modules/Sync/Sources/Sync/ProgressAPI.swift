@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 /// A progress row as the backend returns it (SPEC §3). `loggedAt` and `entryID` are
@@ -362,27 +363,13 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
     case .unreachable(let message): "the backend cannot be reached: \(message)"
     case .unexpected(let status, let message): "unexpected answer from the backend (\(status)): \(message)"
     case .redirected(let status, let location?):
-      "the backend answered \(status) redirecting to \(Self.printable(location)); redirects are not followed"
+      "the backend answered \(status) redirecting to \(terminalSafe(location, limit: 201)); redirects are not followed"
     case .redirected(let status, nil):
       "the backend answered \(status) \(HTTPStatusText.reason(status)); redirects are not followed"
     case .tooLarge:
       "the backend's answer is over \(HTTPExchangeResponse.maxBodyBytes >> 20) MiB (counted decompressed)"
         + " and was refused"
     }
-  }
-
-  /// A peer's text as a message can carry it: control characters escaped (`\u{1B}`), so
-  /// a header cannot drive a terminal, and clipped, so it cannot flood one.
-  static func printable(_ text: String, limit: Int = 200) -> String {
-    var result = ""
-    for (index, scalar) in text.unicodeScalars.enumerated() {
-      guard index < limit else { return result + "…" }
-      switch scalar.value {
-      case 0..<0x20, 0x7F..<0xA0: result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
   }
 }
 
