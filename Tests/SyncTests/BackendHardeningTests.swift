@@ -16,7 +16,10 @@ import Testing
   // MARK: body size
 
   @Test func bodiesOverOneMebibyteGet413WithTheEnvelope() async throws {
-    let backend = try await TestBackend.start()
+    // No connection deadline: on a busy machine, sending a body the server refuses and
+    // drains can outlast any fixed one, and a close mid-upload resets the connection
+    // before the client reads the 413. The deadline has tests of its own.
+    let backend = try await TestBackend.start(idleTimeout: nil)
     defer { Task { await backend.stop() } }
     let headers = backend.headers()
     // Valid JSON that is too large (padding inside notes), sent with a Content-Length.
@@ -709,25 +712,8 @@ import Testing
     // The server still answers whole requests.
     #expect(try await backend.client("alice").listProgress(ListQuery()).total == 0)
   }
-
-  @Test func aRequestReadWholeIsAnsweredHoweverLongItTakes() async throws {
-    let backend = try await TestBackend.start(idleTimeout: 0.3) { _, path in
-      guard path.hasSuffix("/slow") else { return nil }
-      try? await Task.sleep(for: .seconds(1))
-      return .status(503, message: "slow")
-    }
-    defer { Task { await backend.stop() } }
-    // Sent as the connection opens: a busy test run must not hold the request back past
-    // the deadline, which runs from the connection.
-    let connection = try await RawConnection.open(
-      port: backend.port, sending: "GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n")
-    let answer = await connection.receiveResponse()
-    #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer.prefix(200))")
-    #expect(answer.contains(#""message":"slow""#))
-    // Then it waits for the next request, and closes when none comes.
-    #expect(await connection.receiveUntilClosed() == .closed(received: 0))
-    connection.close()
-  }
+  // That a request read whole is answered however long it takes is tested on an event
+  // loop whose clock the test moves (RequestDeadlineHandlerTests).
 }
 
 // MARK: helpers

@@ -19,7 +19,7 @@ import Testing
         try ChildProcess(executable: helper, arguments: ["open-database", directory.path])
       }
       for child in children {
-        let opened = try await child.waitForLine(timeout: 60) { $0 == "opened" }
+        let opened = try await child.waitForLine(timeout: 600) { $0 == "opened" }
         let status = child.waitUntilExit()
         #expect(opened != nil && status == 0, "round \(round): exit \(status), \(child.output)")
       }

@@ -137,7 +137,7 @@ import Testing
     // Through the agent, as `wellflow` sends.
     let client = ProgressAPIClient(
       credentials: BackendCredentials(baseURL: server.url, apiKey: apiKey, token: "token"),
-      transport: HTTPAgentTransport(agent: HTTPAgentTransport.defaultAgentPath()), timeout: 30)
+      transport: HTTPAgentTransport(agent: HTTPAgentTransport.defaultAgentPath()), timeout: 600)
     await #expect(throws: ProgressAPIError.tooLarge) { _ = try await client.listProgress(ListQuery()) }
   }
 

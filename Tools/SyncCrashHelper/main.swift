@@ -69,7 +69,9 @@ default:
     api: ProgressAPIClient(
       credentials: BackendCredentials(baseURL: baseURL, apiKey: arguments[4], token: arguments[5]),
       transport: HTTPAgentTransport(agent: HTTPAgentTransport.defaultAgentPath(), connections: concurrency),
-      timeout: 10),
+      // The test kills this process; no request of a healthy local backend should be
+      // cut off by a deadline a busy machine can miss (10 s was, under CI load).
+      timeout: 600),
     clock: SystemClock(), concurrency: concurrency)
 
   var synced = 0
