@@ -64,4 +64,40 @@ struct PrerequisiteDepthTests {
     features["gate-3"]?.rules[0].parentConditions = [ParentCondition(id: "missing", condition: [:])]
     #expect(GrowthBook.longestPrerequisiteChain(features).links == 4)
   }
+
+  /// `top` behind `levels` levels of two features, each naming both of the next level's.
+  static func diamond(levels: Int) -> [String: Feature] {
+    func gated(by next: Int, on: JSONValue, off: JSONValue) -> Feature {
+      var rule = FeatureRule(force: on)
+      rule.parentConditions = [
+        ParentCondition(id: "a-\(next)", condition: ["value": true]),
+        ParentCondition(id: "b-\(next)", condition: ["value": true]),
+      ]
+      return Feature(defaultValue: off, rules: [rule])
+    }
+    var features = [
+      "top": gated(by: 1, on: "on", off: "off"), "a-\(levels)": Feature(defaultValue: true),
+      "b-\(levels)": Feature(defaultValue: true),
+    ]
+    for index in 1..<levels {
+      features["a-\(index)"] = gated(by: index + 1, on: true, off: false)
+      features["b-\(index)"] = gated(by: index + 1, on: true, off: false)
+    }
+    return features
+  }
+
+  @Test func prerequisitesThatFanOutAreCountedAndStoppedAtTheBudget() {
+    // 12 levels: 2 + 4 + … + 2^12 = 8,190 evaluations, within the budget.
+    #expect(GrowthBook.prerequisiteVisits(Self.diamond(levels: 12))["top"] == 8_190)
+    let within = Self.evaluate(Self.diamond(levels: 12))
+    #expect(within.value == "on" && within.source == .force)
+    // 13 levels: 16,382; 60 levels would be 2^61 and never finish.
+    #expect(
+      GrowthBook.prerequisiteVisits(Self.diamond(levels: 13))["top"] == GrowthBook.maxPrerequisiteVisits + 1)
+    for levels in [13, 60] {
+      let result = Self.evaluate(Self.diamond(levels: levels))
+      #expect(result.value == .null, "\(levels)")
+      #expect(result.source == .prerequisitesTooMany, "\(levels)")
+    }
+  }
 }

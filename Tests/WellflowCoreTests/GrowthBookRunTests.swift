@@ -196,6 +196,45 @@ struct GrowthBookRunTests {
     #expect(started == ["user-1": "brief", "user-2": "brief", "user-3": "brief"])
   }
 
+  /// `wellflow.onboarding` gives brief behind `levels` levels of prerequisites, each
+  /// level's two features both naming the next level's two: 2^(levels+1) - 2 evaluations.
+  static func diamondPayload(levels: Int) -> String {
+    var lines = [#"{"features": {"#]
+    func gated(_ id: String, by next: Int, on: String, off: String) -> String {
+      #""\#(id)": {"defaultValue": \#(off), "rules": [{"parentConditions": ["#
+        + #"{"id": "a-\#(next)", "condition": {"value": true}}, {"id": "b-\#(next)", "condition": {"value": true}}"#
+        + #"], "force": \#(on)}]},"#
+    }
+    lines.append(gated("wellflow.onboarding", by: 1, on: #""brief""#, off: #""standard""#))
+    for index in 1..<levels {
+      lines.append(gated("a-\(index)", by: index + 1, on: "true", off: "false"))
+      lines.append(gated("b-\(index)", by: index + 1, on: "true", off: "false"))
+    }
+    lines.append(#""a-\#(levels)": {"defaultValue": true}, "b-\#(levels)": {"defaultValue": true}"#)
+    lines.append("}}")
+    return lines.joined(separator: "\n")
+  }
+
+  /// Fan-out within the depth limit: 40 levels of two would be 2^41 evaluations for each
+  /// user. It is refused where the payload is read; 12 levels (8,190) are evaluated.
+  @Test func prerequisitesThatFanOutPastTheBudgetAreRefusedAndASmallerDiamondWorks() async throws {
+    let script = workspace.write("onboarding.yaml", Self.onboarding)
+    let variants = workspace.write("variants.yaml", Self.variants)
+    let wide = workspace.write("wide.json", Self.diamondPayload(levels: 40))
+    let refused = await wellflowRun([script]) {
+      $0.experimentsPath = variants
+      $0.growthBookPath = wide
+    }
+    #expect(refused.code == 2)
+    #expect(
+      workspace.relative(refused.err) == [
+        "wide.json:2:1: feature 'wellflow.onboarding': evaluating its prerequisites takes more than 10000 steps (a prerequisite named on many paths is evaluated on each)",
+        "1 problem found in the GrowthBook payload; no script ran",
+      ])
+    let started = try await run(Self.diamondPayload(levels: 12), users: 2, dataDirectory: nil, round: 1)
+    #expect(started == ["user-1": "brief", "user-2": "brief"])
+  }
+
   @Test func anEncryptedPayloadIsRefused() async throws {
     let script = workspace.write("onboarding.yaml", Self.onboarding)
     let payload = workspace.write("payload.json", #"{"features": {}, "encryptedFeatures": "abc"}"#)

@@ -96,6 +96,9 @@ public struct FeatureResult: Sendable, Equatable {
     /// A prerequisite more than `GrowthBook.maxPrerequisiteDepth` features away: not
     /// evaluated, and the value is null, as for a cycle.
     case prerequisiteTooDeep
+    /// Prerequisites that fan out to more than `GrowthBook.maxPrerequisiteVisits`
+    /// evaluations (a diamond of 64 levels is 2^64): the value is null, as for a cycle.
+    case prerequisitesTooMany
   }
 
   public var value: JSONValue
@@ -148,6 +151,46 @@ extension GrowthBook {
   /// How many prerequisites deep a feature is evaluated: each level is a nested call, and
   /// a payload's chain of thousands would overflow the stack.
   public static let maxPrerequisiteDepth = 64
+
+  /// How many prerequisite evaluations one feature's evaluation makes at most: each
+  /// feature may name several, and a shared one is evaluated again on every path to it.
+  public static let maxPrerequisiteVisits = 10_000
+
+  /// How many prerequisite evaluations evaluating each feature makes when every rule is
+  /// reached (an upper bound: a failed prerequisite skips the rest of its rule), counted
+  /// without recursion and without evaluating. A cycle is followed once around, as
+  /// evaluation does; counts are capped just past `maxPrerequisiteVisits`.
+  public static func prerequisiteVisits(_ features: [String: Feature]) -> [String: Int] {
+    let cap = maxPrerequisiteVisits + 1
+    func parents(_ id: String) -> [String] {
+      (features[id]?.rules ?? []).flatMap { $0.parentConditions ?? [] }.map(\.id)
+    }
+    var visits: [String: Int] = [:]
+    var onPath: Set<String> = []
+    for root in features.keys.sorted() where visits[root] == nil {
+      var path: [(id: String, parents: [String], index: Int)] = [(root, parents(root), 0)]
+      onPath.insert(root)
+      while let top = path.last {
+        if top.index < top.parents.count {
+          let parent = top.parents[top.index]
+          path[path.count - 1].index += 1
+          if visits[parent] == nil, !onPath.contains(parent), features[parent] != nil {
+            onPath.insert(parent)
+            path.append((parent, parents(parent), 0))
+          }
+          continue
+        }
+        var total = 0
+        for parent in top.parents {
+          total = min(cap, total + 1 + (onPath.contains(parent) ? 0 : visits[parent] ?? 0))
+        }
+        visits[top.id] = total
+        onPath.remove(top.id)
+        path.removeLast()
+      }
+    }
+    return visits
+  }
 
   /// The longest chain of prerequisites among `features`, as `[feature, its prerequisite,
   /// …]`, and its length in links (the first feature by name among equals; empty and 0 when
@@ -258,6 +301,8 @@ struct Evaluation {
   var stack: Set<String> = []
   /// How many prerequisites deep the feature being evaluated is.
   var depth = 0
+  /// Prerequisite evaluations so far (`GrowthBook.maxPrerequisiteVisits` at most).
+  var visits = 0
 
   var stickyBucketing: Bool { context.stickyBucketAssignmentDocs != nil }
 
@@ -280,6 +325,7 @@ struct Evaluation {
         case .gate: return FeatureResult(value: .null, source: .prerequisite, ruleId: "")
         case .cyclic: return FeatureResult(value: .null, source: .cyclicPrerequisite, ruleId: "")
         case .tooDeep: return FeatureResult(value: .null, source: .prerequisiteTooDeep, ruleId: "")
+        case .tooMany: return FeatureResult(value: .null, source: .prerequisitesTooMany, ruleId: "")
         }
       }
       if let condition = rule.condition, !conditionPasses(condition) { continue }
@@ -316,7 +362,7 @@ struct Evaluation {
     return FeatureResult(value: feature.defaultValue, source: .defaultValue, ruleId: "")
   }
 
-  enum PrerequisiteOutcome { case pass, fail, gate, cyclic, tooDeep }
+  enum PrerequisiteOutcome { case pass, fail, gate, cyclic, tooDeep, tooMany }
 
   mutating func prerequisites(_ parents: [ParentCondition]) -> PrerequisiteOutcome {
     guard depth < GrowthBook.maxPrerequisiteDepth else { return .tooDeep }
@@ -325,9 +371,12 @@ struct Evaluation {
     let outer = stack
     for parent in parents {
       stack = outer
+      visits += 1
+      guard visits <= GrowthBook.maxPrerequisiteVisits else { return .tooMany }
       let parentResult = feature(parent.id)
       if parentResult.source == .cyclicPrerequisite { return .cyclic }
       if parentResult.source == .prerequisiteTooDeep { return .tooDeep }
+      if parentResult.source == .prerequisitesTooMany { return .tooMany }
       if !GrowthBook.evalCondition(
         ["value": parentResult.value], parent.condition, savedGroups: context.savedGroups)
       {

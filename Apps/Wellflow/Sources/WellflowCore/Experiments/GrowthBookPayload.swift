@@ -133,6 +133,18 @@ public struct GrowthBookPayload: Sendable {
         "feature '\(names[0])': its prerequisites nest \(links) deep, more than \(GrowthBook.maxPrerequisiteDepth) ("
           + shown.joined(separator: " → ") + ")")
     }
+    // A chain within the depth can still fan out: each feature naming two prerequisites
+    // that name the same two is 2^depth evaluations.
+    let visits = GrowthBook.prerequisiteVisits(payload.features)
+    for key in payload.featureByFlow.values.sorted() {
+      guard let count = visits[key], count > GrowthBook.maxPrerequisiteVisits,
+        let position = featurePositions[key]
+      else { continue }
+      report(
+        position,
+        "feature '\(clipped(key))': evaluating its prerequisites takes more than \(GrowthBook.maxPrerequisiteVisits) steps (a prerequisite named on many paths is evaluated on each)"
+      )
+    }
     guard problems.isEmpty else { return .failure(ScriptLoadFailure(problems: problems)) }
     return .success(payload)
   }
