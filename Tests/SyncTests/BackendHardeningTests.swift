@@ -1,4 +1,6 @@
+import FlowKit
 import Foundation
+import GRDB
 import ProgressBackend
 import Sync
 import Testing
@@ -57,6 +59,34 @@ import Testing
       "POST", "/api/v1/progress", body: String(exact.dropLast()) + fill + "}", headers: headers)
     #expect(status == 201)
     #expect((json["data"] as? [String: Any])?["notes"] as? String == notes)
+  }
+
+  // MARK: failures
+
+  /// A failure the server did not foresee (here its table is gone) is answered 500 with
+  /// the envelope and an id; the error's own text (SQL, paths) goes to the log only.
+  @Test func aServerFailureIsA500NamingAnIdAndTheErrorIsLoggedNotSent() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wellflow-500-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("backend.sqlite").path
+    let logged = Locked<[(id: String, error: String)]>([])
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(
+        databasePath: path, apiKey: apiKey, jwtSecret: jwtSecret,
+        failureLog: { id, error in logged.withLock { $0.append((id, "\(error)")) } }))
+    let backend = TestBackend(server: server, url: try await server.start())
+    defer { Task { await backend.stop() } }
+    try await DatabaseQueue(path: path).write { try $0.execute(sql: "DROP TABLE progress") }
+    let (status, json) = try await backend.raw("GET", "/api/v1/progress", headers: backend.headers())
+    #expect(status == 500)
+    #expect(json.errorCode == "internal")
+    let entries = logged.current
+    #expect(entries.count == 1)
+    let id = try #require(entries.first?.id)
+    #expect(id.count == 8)
+    #expect(json.errorMessage == "the server failed; its log names this failure \(id)")
+    #expect(entries.first?.error.contains("no such table") == true, "\(entries)")
   }
 
   // MARK: numbers

@@ -419,11 +419,6 @@ struct Export: AsyncParsableCommand {
 extension ExportConfiguration.Format: ExpressibleByArgument {}
 
 /// The settings `serve` and `token` share when none are given, for local use only.
-enum BackendDefaults {
-  static let apiKey = "wellflow-dev-key"
-  static let jwtSecret = "wellflow-dev-secret"
-}
-
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
@@ -431,7 +426,13 @@ struct Serve: AsyncParsableCommand {
     discussion: """
       Rows are kept in a SQLite file (--db) or in memory. Every request needs the API
       key in X-API-Key and a bearer token from `wellflow token USER` signed with the
-      same --jwt-secret.
+      same JWT secret.
+
+      Secrets come from --api-key-file/--jwt-secret-file, --api-key/--jwt-secret
+      (readable by others on the machine; a warning), $WELLFLOW_API_KEY and
+      $WELLFLOW_JWT_SECRET, else development defaults. With a --host beyond
+      loopback, serve needs its own key and a JWT secret of 32 bytes or more, from
+      the environment or a file, and refuses to start otherwise.
 
       Example:
         wellflow serve --port 8080 --db backend.sqlite --api-key k --jwt-secret s &
@@ -446,10 +447,16 @@ struct Serve: AsyncParsableCommand {
   var db: String?
 
   @Option(name: .customLong("api-key"), help: "The API key clients must send.")
-  var apiKey: String = BackendDefaults.apiKey
+  var apiKey: String?
+
+  @Option(name: .customLong("api-key-file"), help: "Read the API key from this file.")
+  var apiKeyFile: String?
 
   @Option(name: .customLong("jwt-secret"), help: "The secret bearer tokens are signed with (HS256).")
-  var jwtSecret: String = BackendDefaults.jwtSecret
+  var jwtSecret: String?
+
+  @Option(name: .customLong("jwt-secret-file"), help: "Read the JWT secret from this file.")
+  var jwtSecretFile: String?
 
   @Option(help: "The address to bind.")
   var host: String = "127.0.0.1"
@@ -462,19 +469,29 @@ struct Serve: AsyncParsableCommand {
 
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0…65535, got \(port)") }
-    guard !apiKey.isEmpty, !jwtSecret.isEmpty else {
-      throw ValidationError("--api-key and --jwt-secret must not be empty")
-    }
     guard jwtIssuer?.isEmpty != true, jwtAudience?.isEmpty != true else {
       throw ValidationError("--jwt-issuer and --jwt-audience must not be empty")
     }
   }
 
   func run() async throws {
+    let secrets: ServerSecrets
+    do {
+      secrets = try ServerSecrets.resolve(
+        apiKey: .init(value: apiKey, file: apiKeyFile),
+        jwtSecret: .init(value: jwtSecret, file: jwtSecretFile),
+        host: host, environment: ProcessInfo.processInfo.environment)
+    } catch {
+      try? FileHandle.standardError.write(contentsOf: Data("wellflow serve: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    for warning in secrets.warnings {
+      try? FileHandle.standardError.write(contentsOf: Data("warning: \(warning)\n".utf8))
+    }
     let server = try ProgressServer(
       configuration: ProgressServer.Configuration(
-        host: host, port: port, databasePath: db, apiKey: apiKey, jwtSecret: jwtSecret, jwtIssuer: jwtIssuer,
-        jwtAudience: jwtAudience))
+        host: host, port: port, databasePath: db, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
+        jwtIssuer: jwtIssuer, jwtAudience: jwtAudience))
     try await server.runUntilSignalled { url in
       FileHandle.standardOutput.write(
         Data("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
@@ -491,7 +508,12 @@ struct Token: ParsableCommand {
   var user: String
 
   @Option(name: .customLong("jwt-secret"), help: "The secret the server was started with.")
-  var jwtSecret: String = BackendDefaults.jwtSecret
+  var jwtSecret: String?
+
+  @Option(
+    name: .customLong("jwt-secret-file"),
+    help: "Read the secret from this file (else --jwt-secret, $WELLFLOW_JWT_SECRET, the default).")
+  var jwtSecretFile: String?
 
   @Option(help: "How long the token lasts: a number and s, m, h or d (e.g. 90m, 1h, 7d).")
   var ttl: String = "1h"
@@ -513,9 +535,17 @@ struct Token: ParsableCommand {
   }
 
   func run() throws {
+    let secrets: ServerSecrets
+    do {
+      secrets = try ServerSecrets.resolve(
+        apiKey: .init(), jwtSecret: .init(value: jwtSecret, file: jwtSecretFile), host: nil,
+        environment: ProcessInfo.processInfo.environment)
+    } catch {
+      throw ValidationError("\(error)")
+    }
     print(
       try JWT.issue(
-        subject: user, secret: jwtSecret, now: Date(), ttl: JWT.parseTTL(ttl)!, issuer: jwtIssuer,
+        subject: user, secret: secrets.jwtSecret, now: Date(), ttl: JWT.parseTTL(ttl)!, issuer: jwtIssuer,
         audience: jwtAudience))
   }
 }

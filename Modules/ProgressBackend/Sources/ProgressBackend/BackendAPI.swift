@@ -16,6 +16,8 @@ struct BackendAPI: Sendable {
   var jwtAudience: String? = nil
   let catalog: JournalCatalog
   let now: @Sendable () -> Date
+  /// Told of every failure answered 500, with the id the answer names (the server logs it).
+  var failed: @Sendable (_ id: String, _ error: any Error) -> Void = { _, _ in }
   let tokens = TokenCache()
 
   static let maxNotesLength = 500
@@ -57,7 +59,12 @@ struct BackendAPI: Sendable {
     } catch let refusal as Refusal {
       return refusal.response
     } catch {
-      return Refusal(status: 500, code: "internal", message: "the server failed: \(error)").response
+      // The error stays in the server's log: its text (SQL, paths) is no client's business.
+      let id = String(UUID().uuidString.prefix(8)).lowercased()
+      failed(id, error)
+      return Refusal(
+        status: 500, code: "internal", message: "the server failed; its log names this failure \(id)"
+      ).response
     }
   }
 

@@ -28,13 +28,18 @@ public final class ProgressServer: Sendable {
     /// last response; then it is closed (half-open and slow-loris connections). A request
     /// read whole is never cut off while it is answered. nil: no limit.
     public var idleTimeout: TimeInterval?
+    /// Where a failure answered 500 is logged, with the id its answer names; nil: the
+    /// standard error, one line each.
+    public var failureLog: (@Sendable (_ id: String, _ error: any Error) -> Void)?
 
     public init(
       host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, apiKey: String,
       jwtSecret: String, fault: (@Sendable (_ method: String, _ path: String) async -> Fault?)? = nil,
       now: @escaping @Sendable () -> Date = { Date() }, idleTimeout: TimeInterval? = 10,
-      jwtIssuer: String? = nil, jwtAudience: String? = nil
+      jwtIssuer: String? = nil, jwtAudience: String? = nil,
+      failureLog: (@Sendable (_ id: String, _ error: any Error) -> Void)? = nil
     ) {
+      self.failureLog = failureLog
       self.host = host
       self.port = port
       self.databasePath = databasePath
@@ -65,10 +70,16 @@ public final class ProgressServer: Sendable {
 
   public init(configuration: Configuration) throws {
     self.configuration = configuration
-    api = BackendAPI(
+    var api = BackendAPI(
       store: try BackendStore(path: configuration.databasePath), apiKey: configuration.apiKey,
       jwtSecret: configuration.jwtSecret, jwtIssuer: configuration.jwtIssuer,
       jwtAudience: configuration.jwtAudience, catalog: try JournalCatalog.bundled(), now: configuration.now)
+    api.failed =
+      configuration.failureLog ?? { id, error in
+        try? FileHandle.standardError.write(
+          contentsOf: Data("wellflow serve: failure \(id): \(error)\n".utf8))
+      }
+    self.api = api
   }
 
   /// A token for `userID` signed with this server's secret.
