@@ -27,6 +27,10 @@ let package = Package(
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
+    // The HTTP transports behind Sync's port: async-http-client (what `wellflow` sends
+    // with) and URLSession (what an Apple app links).
+    .library(name: "SyncHTTPClient", targets: ["SyncHTTPClient"]),
+    .library(name: "SyncURLSession", targets: ["SyncURLSession"]),
     .library(name: "Reminders", targets: ["Reminders"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
@@ -42,7 +46,9 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-    // For tests that drive NIO handlers on an event loop whose clock they move.
+    // NIO's own modules, named by the transport and by tests that drive NIO handlers on an
+    // event loop whose clock they move.
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
@@ -57,7 +63,7 @@ let package = Package(
     // Screens as HTML and small SVG charts: one renderer for the preview and the reports.
     .target(name: "FlowHTML", dependencies: ["FlowKit"], path: "Modules/FlowHTML/Sources/FlowHTML"),
     .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
-    .target(name: "Experiments", path: "Modules/Experiments/Sources/Experiments"),
+    .target(name: "Experiments", dependencies: ["FlowKit"], path: "Modules/Experiments/Sources/Experiments"),
     .target(
       name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
     .target(
@@ -79,6 +85,20 @@ let package = Package(
       name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/Reminders/Sources/Reminders"),
     .target(name: "Sync", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Sync/Sources/Sync"),
+    .target(
+      name: "SyncHTTPClient",
+      dependencies: [
+        "Sync", "FlowKit",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+      ],
+      path: "Modules/Sync/Sources/SyncHTTPClient"
+    ),
+    .target(
+      name: "SyncURLSession", dependencies: ["Sync", "FlowKit"], path: "Modules/Sync/Sources/SyncURLSession"),
     .target(
       name: "ProgressBackend",
       dependencies: [
@@ -104,7 +124,7 @@ let package = Package(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
-        "Experiments", "Sync", "WellflowComposition", "ProgressBackend", "FlowHTML",
+        "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
@@ -115,9 +135,6 @@ let package = Package(
       name: "wellflow",
       dependencies: [
         "WellflowCore", "ProgressBackend", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        // Not linked in: depending on it makes `swift build --product wellflow` (and
-        // `swift run wellflow`) build the agent beside it.
-        "wellflow-http",
       ],
       path: "Apps/Wellflow/Sources/wellflow",
       // On Linux the Swift runtime and Foundation are linked into the executable, which is
@@ -136,21 +153,16 @@ let package = Package(
           .when(platforms: [.linux]))
       ]
     ),
-    // The HTTP agent `wellflow` starts at its first sync (HTTPAgentTransport): the only
-    // code that imports FoundationNetworking. An executable's own code is never linked
-    // into another executable, so `wellflow` stays free of it.
-    .executableTarget(
-      name: "wellflow-http", dependencies: ["Sync", "FlowKit"], path: "Apps/Wellflow/Sources/wellflow-http"),
     .executableTarget(
       name: "sync-crash-helper",
-      dependencies: ["Sync", "Storage", "MoodTracking", "FlowKit", "wellflow-http"],
+      dependencies: ["Sync", "SyncHTTPClient", "Storage", "MoodTracking", "FlowKit"],
       path: "Tools/SyncCrashHelper"
     ),
     .executableTarget(
       name: "wellflow-bench",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
-        "Storage", "Sync", "ProgressBackend", "wellflow-http",
+        "Storage", "Sync", "SyncHTTPClient", "ProgressBackend",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
@@ -184,14 +196,15 @@ let package = Package(
       name: "WellflowCoreTests",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
-        "FlowHTML", "Sync", "Reminders", "wellflow-http", "Storage",
+        "FlowHTML", "Sync", "Reminders", "Storage",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "SyncTests",
       dependencies: [
         "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal",
-        "sync-crash-helper", "wellflow-http",
+        "SyncHTTPClient", "SyncURLSession", "sync-crash-helper",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "HTTPTypes", package: "swift-http-types"),

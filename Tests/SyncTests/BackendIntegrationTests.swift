@@ -1,9 +1,8 @@
 import Foundation
 import ProgressBackend
 import Sync
+import SyncHTTPClient
 import Testing
-
-@testable import wellflow_http
 
 /// The progress API over loopback against the real server (SPEC §3).
 @Suite struct BackendIntegrationTests {

@@ -3,10 +3,10 @@ import Foundation
 import GRDB
 import MoodTracking
 import Storage
+import SyncHTTPClient
 import Testing
 
 @testable import Sync
-@testable import wellflow_http
 
 /// Mood rows sent through `POST /api/v1/progress/batch`: each item's result applied as
 /// its single call's would be, a batch's results recorded in one transaction, an answer

@@ -4,9 +4,8 @@ import MoodTracking
 import ProgressBackend
 import Storage
 import Sync
+import SyncHTTPClient
 import Testing
-
-@testable import wellflow_http
 
 /// The processor against the real server when things go wrong.
 @Suite struct FaultTests {
@@ -78,7 +77,7 @@ import Testing
     let clock = testClock()
     try await seedMoods(SQLiteMoodRepository(writer: database.writer), user: "alice", count: 2, clock: clock)
     let outbox = SQLiteOutbox(writer: database.writer)
-    let transport = URLSessionTransport { _ in
+    let transport = HTTPClientTransport { _ in
       while !held.current, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
     }
     let hanging = ProgressAPIClient(

@@ -2,10 +2,11 @@ import FlowKit
 import Foundation
 import MoodTracking
 import Storage
+import SyncHTTPClient
+import SyncURLSession
 import Testing
 
 @testable import Sync
-@testable import wellflow_http
 
 /// Hostile peers: a backend that redirects, answers without end or pages
 /// without end cannot take the credentials elsewhere, fill the memory or hold a sync.
@@ -134,10 +135,10 @@ import Testing
         == "the backend's answer is over 8 MiB (counted decompressed) and was refused")
     #expect(ProgressAPIError.tooLarge.isTransient && ProgressAPIError.tooLarge.endsPass)
 
-    // Through the agent, as `wellflow` sends.
+    // Through URLSession, as an Apple app sends.
     let client = ProgressAPIClient(
       credentials: BackendCredentials(baseURL: server.url, apiKey: apiKey, token: "token"),
-      transport: HTTPAgentTransport(agent: HTTPAgentTransport.defaultAgentPath()), timeout: 600)
+      transport: URLSessionTransport(), timeout: 600)
     await #expect(throws: ProgressAPIError.tooLarge) { _ = try await client.listProgress(ListQuery()) }
   }
 

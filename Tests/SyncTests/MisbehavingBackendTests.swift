@@ -2,10 +2,10 @@ import FlowKit
 import Foundation
 import MoodTracking
 import Storage
+import SyncHTTPClient
 import Testing
 
 @testable import Sync
-@testable import wellflow_http
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

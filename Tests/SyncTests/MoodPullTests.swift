@@ -3,9 +3,8 @@ import Foundation
 import MoodTracking
 import Storage
 import Sync
+import SyncHTTPClient
 import Testing
-
-@testable import wellflow_http
 
 /// Entries another device sent arrive here once, with source `backend`.
 @Suite struct MoodPullTests {

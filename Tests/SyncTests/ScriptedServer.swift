@@ -1,8 +1,7 @@
 import FlowKit
 import Foundation
 import Sync
-
-@testable import wellflow_http
+import SyncHTTPClient
 
 #if canImport(Glibc)
   import Glibc

@@ -4,8 +4,7 @@ import MoodTracking
 import ProgressBackend
 import Storage
 import Sync
-
-@testable import wellflow_http
+import SyncHTTPClient
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -108,6 +108,22 @@ struct ReportDecisionTests {
     #expect(rows.contains { $0.hasPrefix("reached acting,quick,4,3,0.75,") })
   }
 
+  /// Names come from an events file anyone may write: in the CSV a formula is
+  /// neutralized and a lone carriage return quoted, as in `wellflow export`.
+  @Test func theCSVNeutralizesFormulasAndQuotesCarriageReturnsInNames() throws {
+    let hostile = #"=HYPERLINK(\"http://x\",\"y\")"#
+    var lines: [String] = []
+    for index in 1...3 { lines += user("f\(index)", "full", 0, ending: "flow_completed") }
+    for index in 1...3 { lines += user("q\(index)", hostile, 1, ending: "flow_completed") }
+    lines += user("r1", "a\\rb", 2, ending: nil)
+    let events = try EventsFile.read(path: workspace.write("h.ndjson", lines.joined(separator: "\n") + "\n"))
+    let csv = try ExperimentReport(
+      experiment: "checkin-length", events: events, flow: "checkin", variationOrder: [], weights: nil
+    ).renderCSV()
+    #expect(csv.contains("\ncompletion,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",3,3,"), "\(csv)")
+    #expect(csv.contains("\ncompletion,\"a\rb\",1,0,"), "\(csv)")
+  }
+
   /// A variation weighted 0 is left out of the test; anyone in it is a mismatch by itself.
   @Test func aZeroWeightVariationIsNoMismatchUntilSomeoneLandsInIt() throws {
     var lines: [String] = []

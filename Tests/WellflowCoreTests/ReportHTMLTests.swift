@@ -49,6 +49,26 @@ struct ReportHTMLTests {
     #expect(!page.contains("http://") && !page.contains("https://"))
   }
 
+  /// A variation name from the events file is clipped as in the text report: a
+  /// 100,000-character one does not make a page of megabytes.
+  @Test func longNamesAreClippedAndControlCharactersEscaped() throws {
+    let long = String(repeating: "v", count: 100_000)
+    let lines = [
+      exposure("a", "full", 0), event("a", "flow_started"), exposure("b", long, 1),
+      event("b", "flow_started"),
+      exposure("c", "x\\u001b]0;title\\u0007", 2),
+    ]
+    let events = workspace.write("long.ndjson", lines.joined(separator: "\n") + "\n")
+    let html = workspace.path("long.html")
+    var configuration = ReportConfiguration(eventsPath: events, experiment: "checkin-length")
+    configuration.htmlPath = html
+    #expect(ReportCommand.execute(configuration, console: Console(out: { _ in }, err: { _ in })) == 0)
+    let page = try String(contentsOfFile: html, encoding: .utf8)
+    #expect(page.utf8.count < 100_000, "\(page.utf8.count) bytes")
+    #expect(page.contains("<td>" + String(repeating: "v", count: 63) + "…</td>"))
+    #expect(page.contains("<td>x\\u{1B}]0;title\\u{7}</td>"))
+  }
+
   @Test func thePlainModelShowsAPValueWhenGiven() {
     let model = ReportHTML(
       experiment: "x", flow: "checkin",

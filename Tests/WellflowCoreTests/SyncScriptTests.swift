@@ -92,6 +92,28 @@ import WellflowCore
     await server.stop()
   }
 
+  /// A pull cut short by the backend is said in the step's line: the push went through,
+  /// and nothing about the pull is swallowed.
+  @Test func aPullTheBackendStopsIsSaidInTheStep() async throws {
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(
+        apiKey: "k", jwtSecret: "s",
+        fault: { method, _ in method == "GET" ? .status(503, message: "down for maintenance") : nil }))
+    let url = try await server.start()
+    let file = workspace.write("p.yaml", "name: pull stopped\nuser: dana\nsteps:\n  - sync\n")
+    let outcome = await wellflowRun([file]) { configuration in
+      configuration.backendURL = url.absoluteString
+      configuration.apiKey = "k"
+      configuration.token = server.token(for: "dana")
+    }
+    #expect(outcome.code == 0, "\(outcome.errText)")
+    #expect(
+      outcome.outText.contains(
+        "sync → none  (sent 0, pull stopped: the backend failed (503): down for maintenance)"),
+      "\(outcome.outText)")
+    await server.stop()
+  }
+
   @Test func backendOptionsAreCheckedBeforeAnythingRuns() async throws {
     let file = workspace.write("j.yaml", "name: x\nsteps:\n  - launch\n")
     let noToken = await wellflowRun([file]) { $0.backendURL = "http://127.0.0.1:1" }

@@ -5,6 +5,7 @@ import MoodTracking
 import ProgressBackend
 import Storage
 import Sync
+import SyncHTTPClient
 
 /// Figure 5: pending mood entries from the app's SQLite outbox to a separate
 /// `wellflow serve` process (SQLite backend) over loopback, through the product's
@@ -113,7 +114,7 @@ enum SyncBenchmark {
         baseURL: url, apiKey: apiKey,
         token: JWT.sign(
           subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(3_600))),
-      transport: HTTPAgentTransport.shared)
+      transport: HTTPClientTransport.shared)
     let processor = OutboxProcessor(
       outbox: outbox, api: connector.client, clock: clock, concurrency: concurrency)
 

@@ -3,6 +3,7 @@ import Foundation
 import MoodTracking
 import Storage
 import Sync
+import SyncHTTPClient
 
 // A child process for the fault tests that need a real process:
 //
@@ -68,7 +69,7 @@ default:
     outbox: outbox,
     api: ProgressAPIClient(
       credentials: BackendCredentials(baseURL: baseURL, apiKey: arguments[4], token: arguments[5]),
-      transport: HTTPAgentTransport(agent: HTTPAgentTransport.defaultAgentPath(), connections: concurrency),
+      transport: HTTPClientTransport(connections: concurrency),
       // The test kills this process; no request of a healthy local backend should be
       // cut off by a deadline a busy machine can miss (10 s was, under CI load).
       timeout: 600),

@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import ProgressBackend
 import Sync
+import SyncHTTPClient
 
 /// Which backend `sync` talks to during a run (SPEC §5).
 public enum BackendChoice: Sendable {
@@ -45,7 +46,7 @@ public actor EmbeddedBackend: BackendConnector {
       credentials: BackendCredentials(
         baseURL: server.url!, apiKey: server.configuration.apiKey,
         token: server.token(for: userID, ttl: Self.tokenLifetime)),
-      transport: HTTPAgentTransport.shared, timeout: 30)
+      transport: HTTPClientTransport.shared, timeout: 30)
     clients[userID] = (client, now().addingTimeInterval(Self.tokenLifetime / 2))
     return client
   }

@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 extension ExperimentReport {
@@ -81,7 +82,7 @@ extension ExperimentReport {
       for v in variations {
         let rate = index == 0 ? v.completion : v.metrics[index - 1]
         let cells = [
-          Self.csv(name), Self.csv(v.variation), String(rate.users), String(rate.conversions),
+          csvField(name), csvField(v.variation), String(rate.users), String(rate.conversions),
           rate.rate.map(Self.number) ?? "", rate.interval.map { Self.number($0.lower) } ?? "",
           rate.interval.map { Self.number($0.upper) } ?? "", rate.pValue.map(Self.number) ?? "",
           rate.chanceToBeatControl.map(Self.number) ?? "", srm, trustworthy ? "true" : "false",
@@ -144,8 +145,4 @@ extension ExperimentReport {
 
   private static func number(_ value: Double) -> String { String(format: "%.6g", value) }
 
-  private static func csv(_ text: String) -> String {
-    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return text }
-    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-  }
 }

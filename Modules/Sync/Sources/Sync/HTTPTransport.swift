@@ -61,11 +61,10 @@ public enum HTTPTransportFailure: Error, Sendable, Equatable {
 
 /// Sends HTTP requests: the seam between the progress client and a networking stack.
 ///
-/// `URLSessionTransport` (in the `wellflow-http` agent's sources) is URLSession in this process: what an
-/// Apple app uses, and the tests. `HTTPAgentTransport` hands each request to a
-/// `wellflow-http` process that runs the same URLSession code, so a command that never
-/// syncs never loads the networking libraries (on Linux, FoundationNetworking and curl
-/// cost a process more than its whole script run).
+/// `HTTPClientTransport` (the `SyncHTTPClient` library, async-http-client) is what
+/// `wellflow` sends with, in process; `URLSessionTransport` (`SyncURLSession`) is what an
+/// Apple app links. Both follow no redirect, cap a body at `maxBodyBytes` and race each
+/// request's whole deadline.
 public protocol HTTPTransport: Sendable {
   func send(_ request: HTTPExchangeRequest) async -> Result<HTTPExchangeResponse, HTTPTransportFailure>
 }

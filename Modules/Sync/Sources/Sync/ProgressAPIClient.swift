@@ -15,9 +15,8 @@ public struct BackendCredentials: Sendable, Hashable {
   }
 }
 
-/// The progress API over HTTP, through a transport: URLSession in this process
-/// (`URLSessionTransport`, in the agent's sources) or in the `wellflow-http` agent
-/// (`HTTPAgentTransport`).
+/// The progress API over HTTP, through a transport: async-http-client
+/// (`HTTPClientTransport`) or URLSession (`URLSessionTransport`).
 public final class ProgressAPIClient: ProgressAPI {
   public let credentials: BackendCredentials
   /// The most one request may take, first byte to last.

@@ -6,8 +6,8 @@ import Sync
   import FoundationNetworking
 #endif
 
-/// HTTP through URLSession in this process: the transport an Apple app uses, and the one
-/// the `wellflow-http` agent runs for `HTTPAgentTransport`.
+/// HTTP through URLSession in this process: the transport an Apple app links (the
+/// `SyncURLSession` library), behind the same port as `wellflow`'s async-http-client one.
 ///
 /// It follows no redirect: a 3xx comes back as the answer, so the API key and the bearer
 /// token never go to another origin or over another scheme (URLSession would send them
@@ -239,20 +239,5 @@ public final class URLSessionTransport: HTTPTransport {
       if case .failure = outcome { task.cancel() }
       continuation.resume(returning: outcome)
     }
-  }
-}
-
-extension ProgressAPIClient {
-  /// A client sending through URLSession in this process. `timeout` is URLSession's idle
-  /// timeout (at least a second); `requestDeadline` bounds each whole request and
-  /// defaults to `timeout`; `maxConnections` lets a concurrent processor use that many
-  /// connections.
-  public convenience init(
-    credentials: BackendCredentials, timeout: TimeInterval = 15, requestDeadline: TimeInterval? = nil,
-    maxConnections: Int = 4
-  ) {
-    self.init(
-      credentials: credentials, transport: URLSessionTransport(connections: maxConnections), timeout: timeout,
-      requestDeadline: requestDeadline)
   }
 }

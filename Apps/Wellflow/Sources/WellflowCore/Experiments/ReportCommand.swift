@@ -161,7 +161,8 @@ public enum ReportCommand {
     }
     if let htmlPath = configuration.htmlPath {
       do {
-        try Data(ReportHTML(report).html.utf8).write(to: URL(fileURLWithPath: htmlPath))
+        try Data(ReportHTML(report.withTerminalSafeNames(limit: nameLimit)).html.utf8).write(
+          to: URL(fileURLWithPath: htmlPath))
       } catch {
         return fail("cannot write the HTML report to '\(htmlPath)': \(error.localizedDescription)")
       }
@@ -176,7 +177,7 @@ public enum ReportCommand {
     case .csv:
       console.out(String(report.renderCSV().dropLast()))
     case .html:
-      console.out(ReportHTML(report).html)
+      console.out(ReportHTML(report.withTerminalSafeNames(limit: nameLimit)).html)
     }
     return 0
   }

@@ -3,6 +3,7 @@ import FlowKit
 import Foundation
 import Reminders
 import Sync
+import SyncHTTPClient
 import WellflowComposition
 
 /// How one step went.
@@ -132,7 +133,7 @@ public final class ScriptRunner {
       backend = server
     case .remote(let credentials):
       embedded = nil
-      backend = FixedBackendConnector(credentials: credentials, transport: HTTPAgentTransport.shared)
+      backend = FixedBackendConnector(credentials: credentials, transport: HTTPClientTransport.shared)
     }
     var registry = registry
     if !script.followUps.isEmpty {
@@ -463,6 +464,9 @@ public final class ScriptRunner {
     case .backendUnavailable(let reason): parts.append(reason)
     case nil: break
     }
+    // The push went through; what stopped the pull is said, not swallowed.
+    if let error = result.pullError { parts.append("pull stopped: \(error)") }
+    if let unfinished = result.pullUnfinished { parts.append(unfinished) }
     return parts.joined(separator: ", ")
   }
 
