@@ -89,6 +89,44 @@ import Testing
     #expect(entries.first?.error.contains("no such table") == true, "\(entries)")
   }
 
+  /// `entry_id`, when sent, is text: a number or an object is refused, not ignored (a
+  /// client that sent one would otherwise get a second row for its entry on every retry).
+  @Test func anEntryIDThatIsNotTextIs400() async throws {
+    let backend = try await TestBackend.start()
+    defer { Task { await backend.stop() } }
+    for value in ["5", "{}", "[\"a\"]", "true"] {
+      let body = #"{"type": "mood_score", "quantity": 3, "logged_at": "2026-03-02", "entry_id": \#(value)}"#
+      let (status, json) = try await backend.raw(
+        "POST", "/api/v1/progress", body: body, headers: backend.headers())
+      #expect(status == 400, "\(value)")
+      #expect(json.errorMessage == "entry_id must be text", "\(value)")
+    }
+    let null = #"{"type": "mood_score", "quantity": 3, "logged_at": "2026-03-02", "entry_id": null}"#
+    #expect(
+      try await backend.raw("POST", "/api/v1/progress", body: null, headers: backend.headers()).status == 201)
+  }
+
+  /// Header bytes that are not UTF-8 would all read as U+FFFD, so the keys 0x85 and 0x86
+  /// would be one key and the second write would get the first one's answer.
+  @Test func anIdempotencyKeyThatIsNotUTF8IsRefusedNotMergedWithAnother() async throws {
+    let backend = try await TestBackend.start()
+    defer { Task { await backend.stop() } }
+    for byte in [0x85, 0x86, 0xFF] {
+      let connection = try await RawConnection.open(port: backend.port)
+      let body = #"{"type": "mood_score", "quantity": 3, "logged_at": "2026-03-02"}"#
+      var head = "POST /api/v1/progress HTTP/1.1\r\nHost: localhost\r\nX-API-Key: \(apiKey)\r\n"
+      head +=
+        "Authorization: Bearer \(backend.server.token(for: "alice"))\r\nContent-Type: application/json\r\n"
+      head += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\nIdempotency-Key: k"
+      #expect(await connection.send(bytes: Array(head.utf8) + [UInt8(byte)] + Array("\r\n\r\n\(body)".utf8)))
+      let answer = await connection.receiveResponse()
+      #expect(answer.hasPrefix("HTTP/1.1 400"), "\(byte): \(answer.prefix(200))")
+      #expect(answer.contains(#""message":"the Idempotency-Key header is not UTF-8 text""#), "\(answer)")
+      connection.close()
+    }
+    #expect(try await backend.client("alice").listProgress(ListQuery()).total == 0)
+  }
+
   // MARK: numbers
 
   @Test func aScoreThatIsNotAWholeNumberFromOneToTenIs400AndTheServerLives() async throws {
@@ -907,8 +945,10 @@ private final class RawConnection: Sendable {
   }
 
   /// Whether all of `text` was written (false once the server has closed).
-  func send(_ text: String) async -> Bool {
-    let bytes = Array(text.utf8)
+  func send(_ text: String) async -> Bool { await send(bytes: Array(text.utf8)) }
+
+  /// Bytes as they are, for what is not UTF-8.
+  func send(bytes: [UInt8]) async -> Bool {
     let fd = descriptor
     return await Self.offThread { Self.write(bytes, to: fd) }
   }

@@ -4,6 +4,10 @@ import Sync
 import SyncHTTPClient
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// The progress API over loopback against the real server (SPEC §3).
 @Suite struct BackendIntegrationTests {
   @Test func requestsWithoutValidCredentialsGet401AndTheEnvelope() async throws {
@@ -226,6 +230,19 @@ import Testing
     #expect(try await backend.raw("GET", "/api/v1/nothing", headers: backend.headers()).status == 404)
     #expect(try await backend.raw("PATCH", "/api/v1/progress", headers: backend.headers()).status == 405)
     #expect(try await backend.raw("DELETE", "/api/v1/journal", headers: backend.headers()).status == 405)
+    // A 405 says which methods the path takes (RFC 9110).
+    for (method, path, allow) in [
+      ("PATCH", "/api/v1/progress", "GET, POST"), ("TRACE", "/api/v1/journal", "GET, POST"),
+      ("GET", "/api/v1/progress/batch", "POST"), ("POST", "/api/v1/progress/some-id", "GET, PUT, DELETE"),
+    ] {
+      var request = URLRequest(url: URL(string: backend.url.absoluteString + path)!)
+      request.httpMethod = method
+      for (name, value) in backend.headers() { request.setValue(value, forHTTPHeaderField: name) }
+      let (_, response) = try await URLSession.shared.data(for: request)
+      let http = try #require(response as? HTTPURLResponse)
+      #expect(http.statusCode == 405, "\(method) \(path)")
+      #expect(http.value(forHTTPHeaderField: "Allow") == allow, "\(method) \(path)")
+    }
   }
 
   @Test func tokensCarryTheUserAndTheTTLParses() throws {

@@ -41,6 +41,8 @@ struct BackendAPI: Sendable {
     var status: Int
     var code: String
     var message: String
+    /// With a 405: the methods the path takes.
+    var allow: [String]? = nil
 
     static func invalid(_ message: String) -> Refusal {
       Refusal(status: 400, code: "validation_failed", message: message)
@@ -49,7 +51,14 @@ struct BackendAPI: Sendable {
     var response: BackendResponse {
       BackendResponse(
         status: status,
-        body: BackendAPI.json(["error": ["message": message, "code": code]]))
+        body: BackendAPI.json(["error": ["message": message, "code": code]]), allow: allow)
+    }
+
+    static func notAllowed(_ request: Request, allow: [String]) -> Refusal {
+      Refusal(
+        status: 405, code: "method_not_allowed",
+        message: "\(request.method) is not allowed on \(request.path)",
+        allow: allow)
     }
   }
 
@@ -83,10 +92,7 @@ struct BackendAPI: Sendable {
     if let id { try Self.checkName(id, "the id in the path") }
     switch (parts[2], id, request.method) {
     case ("progress", "batch", "POST"): return try await batch(request, userID: userID)
-    case ("progress", "batch", _):
-      throw Refusal(
-        status: 405, code: "method_not_allowed",
-        message: "\(request.method) is not allowed on \(request.path)")
+    case ("progress", "batch", _): throw Refusal.notAllowed(request, allow: ["POST"])
     case ("progress", nil, "POST"):
       return try await perform(
         write(method: "POST", path: Self.progressPath(nil), body: request.body, key: key) {
@@ -111,10 +117,8 @@ struct BackendAPI: Sendable {
           .createJournal(try journalInput($0))
         }, userID: userID)
     case ("journal", nil, "GET"): return try await listJournal(request, userID: userID)
-    default:
-      throw Refusal(
-        status: 405, code: "method_not_allowed",
-        message: "\(request.method) is not allowed on \(request.path)")
+    case (_, nil, _): throw Refusal.notAllowed(request, allow: ["GET", "POST"])
+    default: throw Refusal.notAllowed(request, allow: ["GET", "PUT", "DELETE"])
     }
   }
 
@@ -458,9 +462,12 @@ struct BackendAPI: Sendable {
       throw Refusal.invalid("notes must not hold the NUL character (U+0000)")
     }
     var entryID: String?
-    if case .string(let text) = object["entry_id"] {
+    switch object["entry_id"] {
+    case nil, .null: entryID = nil
+    case .string(let text):
       try Self.checkName(text, "entry_id")
       entryID = text
+    default: throw Refusal.invalid("entry_id must be text")
     }
     return ProgressInput(
       type: type, quantity: quantity, loggedAt: loggedAt, date: date, notes: notes, entryID: entryID)

@@ -102,4 +102,6 @@ struct BackendResponse: Sendable {
   var status: Int
   var body: Data
   var replayed = false
+  /// The methods a 405's path takes, for its `Allow` header (RFC 9110).
+  var allow: [String]? = nil
 }

@@ -56,6 +56,9 @@ public final class ProgressServer: Sendable {
   /// The largest request body; a larger one is answered 413.
   public static let maxBodyBytes = 1 << 20
 
+  /// The headers the API reads (lower case).
+  static let readHeaders: Set<String> = ["authorization", "x-api-key", "idempotency-key", "content-length"]
+
   /// What a fault hook answers in place of the API.
   public enum Fault: Sendable {
     /// This status with the error envelope.
@@ -162,7 +165,18 @@ public final class ProgressServer: Sendable {
         }
       }
       var headers: [String: String] = [:]
-      for field in request.headers { headers[field.name.canonicalName] = field.value }
+      for field in request.headers {
+        // The HTTP parser turns bytes that are not UTF-8 into U+FFFD, so two different
+        // keys (0x85 and 0x86) would arrive as one: a header the API reads that holds
+        // U+FFFD is refused rather than merged with another.
+        if field.value.unicodeScalars.contains("\u{FFFD}"),
+          Self.readHeaders.contains(field.name.canonicalName)
+        {
+          return Self.response(
+            BackendAPI.Refusal.invalid("the \(field.name.rawName) header is not UTF-8 text").response)
+        }
+        headers[field.name.canonicalName] = field.value
+      }
       var query: [String: String] = [:]
       for (name, value) in request.uri.queryParameters {
         query[String(name)] = String(value).removingPercentEncoding ?? String(value)
@@ -201,6 +215,7 @@ public final class ProgressServer: Sendable {
   private static func response(_ answer: BackendResponse) -> Response {
     var headers = HTTPFields()
     if !answer.body.isEmpty { headers[.contentType] = "application/json" }
+    if let allow = answer.allow { headers[.allow] = allow.joined(separator: ", ") }
     return Response(
       status: HTTPResponse.Status(code: answer.status), headers: headers,
       body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
