@@ -33,7 +33,7 @@ python3 -m schemathesis.cli run Modules/ProgressAPI/openapi.yaml --url "$url" \
   -H "X-API-Key: $WELLFLOW_API_KEY" -H "Authorization: Bearer $token" \
   --checks all --exclude-checks positive_data_acceptance \
   --max-examples "${CONTRACT_EXAMPLES:-100}" --seed 1 --generation-deterministic --no-color
-if grep -q "failure" "$work/serve.log"; then
+if grep -q "^wellflow serve: failure " "$work/serve.log"; then
   echo "wellflow serve logged a failure:"
   cat "$work/serve.log"
   exit 1

@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 import ProgressBackend
 import Sync
@@ -222,6 +223,34 @@ import Testing
       try await bob.updateProgress(id: row.id, body: progressBody(quantity: 1), idempotencyKey: nil)
     }
     #expect(try await alice.listProgress(ListQuery()).entries == [row])
+  }
+
+  /// One line per request: method, path without its query, status, milliseconds; no
+  /// header or body, so no key, token or note reaches the log.
+  @Test func eachRequestIsLoggedInOneLineWithoutSecrets() async throws {
+    let lines = Locked<[String]>([])
+    let server = try ProgressServer(
+      configuration: ProgressServer.Configuration(
+        apiKey: apiKey, jwtSecret: jwtSecret, requestLog: { line in lines.withLock { $0.append(line) } }))
+    let backend = TestBackend(server: server, url: try await server.start())
+    defer { Task { await backend.stop() } }
+    _ = try await backend.raw(
+      "POST", "/api/v1/progress",
+      body: #"{"type":"mood_score","quantity":4,"logged_at":"2026-03-02","notes":"secret note"}"#,
+      headers: backend.headers())
+    _ = try await backend.raw("GET", "/api/v1/progress?from=2026-03-01", headers: backend.headers())
+    _ = try await backend.raw("GET", "/api/v1/progress", headers: [:])
+    let logged = lines.current
+    #expect(logged.count == 3, "\(logged)")
+    let shapes = logged.map { $0.replacing(/\ [0-9]+\.[0-9] ms$/, with: " _ ms") }
+    #expect(
+      shapes == [
+        "POST /api/v1/progress 201 _ ms", "GET /api/v1/progress 200 _ ms", "GET /api/v1/progress 401 _ ms",
+      ])
+    let token = backend.server.token(for: "alice")
+    #expect(
+      !logged.joined().contains(apiKey) && !logged.joined().contains(token)
+        && !logged.joined().contains("secret"))
   }
 
   @Test func unknownEndpointsAndMethodsAreRefused() async throws {

@@ -420,6 +420,11 @@ extension ExportConfiguration.Format: ExpressibleByArgument {}
 
 /// The settings `serve` and `token` share when none are given, for local use only.
 struct Serve: AsyncParsableCommand {
+  /// A request's log line on standard output.
+  static let printLine: @Sendable (String) -> Void = { line in
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+  }
+
   static let configuration = CommandConfiguration(
     commandName: "serve",
     abstract: "Serve the progress API (moods, journal, batch) on 127.0.0.1 until interrupted.",
@@ -464,6 +469,9 @@ struct Serve: AsyncParsableCommand {
   @Option(name: .customLong("jwt-issuer"), help: "Accept only tokens whose iss is this.")
   var jwtIssuer: String?
 
+  @Flag(help: "Log no line per request (method, path, status, milliseconds; never a header or body).")
+  var quiet = false
+
   @Option(name: .customLong("jwt-audience"), help: "Accept only tokens whose aud names this.")
   var jwtAudience: String?
 
@@ -491,7 +499,7 @@ struct Serve: AsyncParsableCommand {
     let server = try ProgressServer(
       configuration: ProgressServer.Configuration(
         host: host, port: port, databasePath: db, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
-        jwtIssuer: jwtIssuer, jwtAudience: jwtAudience))
+        jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine))
     try await server.runUntilSignalled { url in
       FileHandle.standardOutput.write(
         Data("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n".utf8))

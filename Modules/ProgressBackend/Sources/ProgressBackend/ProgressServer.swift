@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -31,15 +32,19 @@ public final class ProgressServer: Sendable {
     /// Where a failure answered 500 is logged, with the id its answer names; nil: the
     /// standard error, one line each.
     public var failureLog: (@Sendable (_ id: String, _ error: any Error) -> Void)?
+    /// Told one line per request answered (`logLine`); nil: no request log.
+    public var requestLog: (@Sendable (String) -> Void)?
 
     public init(
       host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, apiKey: String,
       jwtSecret: String, fault: (@Sendable (_ method: String, _ path: String) async -> Fault?)? = nil,
       now: @escaping @Sendable () -> Date = { Date() }, idleTimeout: TimeInterval? = 10,
       jwtIssuer: String? = nil, jwtAudience: String? = nil,
-      failureLog: (@Sendable (_ id: String, _ error: any Error) -> Void)? = nil
+      failureLog: (@Sendable (_ id: String, _ error: any Error) -> Void)? = nil,
+      requestLog: (@Sendable (String) -> Void)? = nil
     ) {
       self.failureLog = failureLog
+      self.requestLog = requestLog
       self.host = host
       self.port = port
       self.databasePath = databasePath
@@ -150,7 +155,8 @@ public final class ProgressServer: Sendable {
     logger.logLevel = .critical
     let api = self.api
     let fault = configuration.fault
-    let responder = CallbackResponder<BasicRequestContext> { request, _ in
+    let requestLog = configuration.requestLog
+    let handle: @Sendable (Request) async throws -> Response = { request in
       var request = request
       let path = request.uri.path
       let method = request.method.rawValue
@@ -197,6 +203,13 @@ public final class ProgressServer: Sendable {
         to: BackendAPI.Request(method: method, path: path, query: query, headers: headers, body: body))
       return Self.response(answer)
     }
+    let responder = CallbackResponder<BasicRequestContext> { request, _ in
+      guard let requestLog else { return try await handle(request) }
+      let started = ContinuousClock.now
+      let response = try await handle(request)
+      requestLog(Self.logLine(request, status: response.status.code, took: ContinuousClock.now - started))
+      return response
+    }
     return Application(
       responder: responder,
       server: RequestDeadline.http1(closingAfter: configuration.idleTimeout),
@@ -204,6 +217,14 @@ public final class ProgressServer: Sendable {
         address: .hostname(configuration.host, port: configuration.port), serverName: "wellflow-backend"),
       onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },
       logger: logger)
+  }
+
+  /// One request as `serve` logs it: method, path (no query), status, milliseconds. Never a
+  /// header or a body: no key or token reaches a log.
+  static func logLine(_ request: Request, status: Int, took: Duration) -> String {
+    let milliseconds = Double(took.components.seconds) * 1_000 + Double(took.components.attoseconds) / 1e15
+    let path = terminalSafe(request.uri.path, limit: 200)
+    return "\(request.method.rawValue) \(path) \(status) \(String(format: "%.1f", milliseconds)) ms"
   }
 
   /// Seconds as NIO's time, kept within a millisecond and a day (never traps).
