@@ -64,7 +64,7 @@ enum RemindersBenchmark {
     report.add(
       Figure(
         "8 \(years) of daily reminders (advance: \(days)d, wellflow run in process), wall", unit: "s",
-        samples: wall, goal: .atMost(5)))
+        samples: wall, goal: days == 36_600 ? .atMost(5) : nil))
     report.add(Figure("8   the same, process CPU", unit: "s", samples: cpu))
     report.add(
       Figure("8   CPU per delivery", unit: "µs", samples: cpu.map { $0 / Double(days) * 1_000_000 }))
