@@ -76,7 +76,7 @@ let package = Package(
     .target(
       name: "Storage",
       dependencies: [
-        "FlowKit", "MoodTracking", "Journal", .product(name: "GRDB", package: "GRDB.swift"),
+        "FlowKit", "MoodTracking", "Journal", "Reminders", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       path: "Modules/Storage/Sources/Storage"
@@ -174,7 +174,7 @@ let package = Package(
     .testTarget(
       name: "StorageTests",
       dependencies: [
-        "Storage", "MoodTracking", "Journal", "FlowKit", "FlowKitTesting",
+        "Storage", "MoodTracking", "Journal", "Reminders", "FlowKit", "FlowKitTesting",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]

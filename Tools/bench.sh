@@ -5,6 +5,7 @@
 #   Tools/bench.sh                      every figure (fills .build/bench-data once: minutes)
 #   Tools/bench.sh --quick              a smoke run with small N
 #   Tools/bench.sh mood sync --scale 2  some figures, bigger N
+#   Tools/bench.sh reminders            figure 8 alone: a hundred years of daily reminders
 set -eu
 cd "$(dirname "$0")/.."
 swift build -c release --product wellflow >&2

@@ -15,7 +15,9 @@ struct RemindersTests {
     world.providing(MoodRepositoryKey.self, moods)
       .providing(StateOfMindStoreKey.self, InMemoryStateOfMindStore())
       .providing(
-        NotificationSchedulerKey.self, LocalNotificationScheduler(store: world.store, clock: world.clock))
+        NotificationSchedulerKey.self,
+        LocalNotificationScheduler(
+          store: world.store, deliveries: InMemoryDeliveredNotificationStore(), clock: world.clock))
     return try TestHost([RemindersFeature.self], environment: world)
   }
 
@@ -101,6 +103,34 @@ struct RemindersTests {
       return "\(parts.day!) \(parts.hour!):\(parts.minute!)"
     }
     #expect(local == ["28 2:30", "29 3:0", "30 2:30", "31 2:30"])
+  }
+
+  /// The local day and time of each delivery so far.
+  private func deliveredLocally(_ app: TestHost) async throws -> [String] {
+    try await delivered(app).map { notification in
+      let parts = app.clock.calendar.dateComponents([.month, .day, .hour, .minute], from: notification.date)
+      return String(format: "%02d-%02d %02d:%02d", parts.month!, parts.day!, parts.hour!, parts.minute!)
+    }
+  }
+
+  @Test func aDayWhoseGapBeginsAtMidnightGetsItsReminderWhenTheGapEnds() async throws {
+    // On 2026-03-08 Havana's clocks jump from 00:00 to 01:00: that day's 00:30 is 01:00.
+    let havana = try app(at: "2026-03-06T12:00", zone: "America/Havana")
+    try await turnOn(havana, at: "00:30")
+    await havana.host.advanceClock(to: TestEnvironment.date("2026-03-10T12:00", in: havana.clock.timeZone))
+    #expect(
+      try await deliveredLocally(havana) == ["03-07 00:30", "03-08 01:00", "03-09 00:30", "03-10 00:30"])
+    #expect(try await havana.query("notifications.delivered") == .number(4))
+  }
+
+  @Test func aDayWhoseGapEndsAtMidnightGetsItsReminderAtMidnight() async throws {
+    // On 2026-03-28 Nuuk's clocks jump from 23:00 to 00:00: that day's 23:30 is the
+    // next day's 00:00, and the next day still gets its own.
+    let nuuk = try app(at: "2026-03-26T12:00", zone: "America/Nuuk")
+    try await turnOn(nuuk, at: "23:30")
+    await nuuk.host.advanceClock(to: TestEnvironment.date("2026-03-30T12:00", in: nuuk.clock.timeZone))
+    #expect(
+      try await deliveredLocally(nuuk) == ["03-26 23:30", "03-27 23:30", "03-29 00:00", "03-29 23:30"])
   }
 
   @Test func openingPresentsTheFlowAndMarksItOpened() async throws {

@@ -87,6 +87,7 @@ struct KeyValueStoreTests {
         "v1_progressEntries", "v2_moodEntries", "v3_healthSamplesOwed", "keyValues", "journalEntries",
         "journalEntriesFinished", "moodEntriesByBackendID", "outboxWithoutSyncedRows",
         "v4_moodEntryDeletions", "moodEntriesWithoutChildTables", "moodEntriesListedFromIndex", "moodHours",
+        "deliveredNotifications",
       ])
     try SQLiteKeyValueStore(database: first, userID: "alice").set("kept", forKey: "k")
 

@@ -27,7 +27,9 @@ struct DeclaredPortsTests {
           connectivity: NetworkSwitch()))
     case "NotificationSchedulerKey":
       world.providing(
-        NotificationSchedulerKey.self, LocalNotificationScheduler(store: world.store, clock: world.clock))
+        NotificationSchedulerKey.self,
+        LocalNotificationScheduler(
+          store: world.store, deliveries: InMemoryDeliveredNotificationStore(), clock: world.clock))
     default: Issue.record("no test adapter for \(requirement)")
     }
   }

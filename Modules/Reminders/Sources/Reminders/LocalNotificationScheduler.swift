@@ -3,12 +3,16 @@ import Foundation
 
 /// Delivers daily notifications on the host's clock (`WorkTracker.schedule(at:)`), so a
 /// headless run delivers them as `advance` moves time, each day's in order. What was
-/// asked for and what was delivered live in the app's key-value store (SQLite in the
-/// app), so they survive a relaunch; a new host re-arms the next delivery.
+/// asked for lives in the app's key-value store and what was delivered in a
+/// `DeliveredNotificationStore` (both SQLite in the app), so they survive a relaunch; a
+/// new host re-arms the next delivery.
 @MainActor
 public final class LocalNotificationScheduler: NotificationScheduler {
   static let requestsKey = "notifications.local.requests"
-  static let deliveredKey = "notifications.local.delivered"
+  /// Where earlier versions kept every delivery, as one JSON list (`[{"date": seconds
+  /// since 1970, "id", "opened"}]`) in the key-value store; the app's database moves it
+  /// into its `DeliveredNotificationStore` when it opens.
+  nonisolated public static let legacyDeliveredKey = "notifications.local.delivered"
 
   /// A request and the moment after which its next occurrence falls.
   struct Stored: Codable, Equatable {
@@ -17,14 +21,16 @@ public final class LocalNotificationScheduler: NotificationScheduler {
   }
 
   private let store: any KeyValueStore
+  private let deliveries: any DeliveredNotificationStore
   private let clock: any FlowClock
   private weak var host: FlowHost?
   private var timer: WorkTracker.TimerID?
   private var shouldDeliver: (@MainActor (DailyNotificationRequest, Date) async -> Bool)?
   private var didDeliver: (@MainActor (DeliveredNotification) -> Void)?
 
-  public init(store: any KeyValueStore, clock: any FlowClock) {
+  public init(store: any KeyValueStore, deliveries: any DeliveredNotificationStore, clock: any FlowClock) {
     self.store = store
+    self.deliveries = deliveries
     self.clock = clock
   }
 
@@ -42,15 +48,14 @@ public final class LocalNotificationScheduler: NotificationScheduler {
 
   public func scheduled() async throws -> [DailyNotificationRequest] { try loadRequests().map(\.request) }
 
-  public func delivered() async throws -> [DeliveredNotification] { try loadDelivered() }
+  public func delivered() async throws -> [DeliveredNotification] { try await deliveries.all() }
+
+  public func deliveryCounts() async throws -> DeliveryCounts { try await deliveries.counts() }
+
+  public func unopened() async throws -> [DeliveredNotification] { try await deliveries.unopened() }
 
   public func markOpened(_ notification: DeliveredNotification) async throws {
-    var delivered = try loadDelivered()
-    guard
-      let index = delivered.firstIndex(where: { $0.id == notification.id && $0.date == notification.date })
-    else { return }
-    delivered[index].opened = true
-    try save(delivered, forKey: Self.deliveredKey)
+    try await deliveries.markOpened(notification)
   }
 
   public func startDelivering(
@@ -66,36 +71,74 @@ public final class LocalNotificationScheduler: NotificationScheduler {
 
   /// The first moment after `date` at `hour:minute` local time; a day whose time falls
   /// in a DST gap gets it when the gap ends (the next valid time).
-  public static func nextOccurrence(hour: Int, minute: Int, after date: Date, calendar: Calendar) -> Date? {
-    let today = calendar.startOfDay(for: date)
-    for offset in 0...2 {
-      guard let day = calendar.date(byAdding: .day, value: offset, to: today),
-        let occurrence = occurrence(hour: hour, minute: minute, on: day, calendar: calendar)
-      else { continue }
-      if occurrence > date { return occurrence }
+  nonisolated public static func nextOccurrence(hour: Int, minute: Int, after date: Date, calendar: Calendar)
+    -> Date?
+  {
+    // A day's occurrence is never before the day's first instant, so no day before
+    // `date`'s own can have one after `date`.
+    var day = calendar.dateComponents([.year, .month, .day], from: date)
+    for _ in 0..<3 {
+      guard let year = day.year, let month = day.month, let dayOfMonth = day.day else { return nil }
+      if let occurrence = occurrence(
+        hour: hour, minute: minute, year: year, month: month, day: dayOfMonth, calendar: calendar),
+        occurrence > date
+      {
+        return occurrence
+      }
+      // The next day, from its noon: midnight itself may not exist (a gap at 00:00).
+      guard
+        let noon = calendar.date(
+          from: DateComponents(year: year, month: month, day: dayOfMonth, hour: 12)),
+        let next = calendar.date(byAdding: .day, value: 1, to: noon)
+      else { return nil }
+      day = calendar.dateComponents([.year, .month, .day], from: next)
     }
     return nil
   }
 
-  static func occurrence(hour: Int, minute: Int, on day: Date, calendar: Calendar) -> Date? {
-    var parts = calendar.dateComponents([.year, .month, .day], from: day)
-    parts.hour = hour
-    parts.minute = minute
-    parts.second = 0
-    if let date = calendar.date(from: parts) {
-      let local = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-      if local.year == parts.year, local.month == parts.month, local.day == parts.day, local.hour == hour,
-        local.minute == minute
-      {
-        return date
-      }
+  /// The daily time `hour:minute` on one local date: the first instant whose local time
+  /// is at or after it. A time the clocks pass twice (the autumn change) is its first
+  /// pass; a time they jump over (a DST gap) is the end of the gap, even when the gap
+  /// begins at midnight (Cuba, Chile, Lebanon, Egypt) or ends at the next one (Greenland
+  /// jumps from 23:00 to 00:00: that day's 23:30 arrives at 00:00 the next day).
+  nonisolated public static func occurrence(
+    hour: Int, minute: Int, year: Int, month: Int, day: Int, calendar: Calendar
+  ) -> Date? {
+    let wanted = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: 0)
+    // The calendar's answer: the time itself, its first pass when it is repeated, or,
+    // for a time in a gap, the same time on the offset before the gap (past the gap's end).
+    guard let candidate = calendar.date(from: wanted) else { return nil }
+    let target = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: candidate)
+    if target.year == year, target.month == month, target.day == day, target.hour == hour,
+      target.minute == minute, target.second == 0
+    {
+      return candidate
     }
-    // The time does not exist that day: the clocks jumped over it. The gap ends at the
-    // day's transition, the first valid time after the one asked for.
-    guard let transition = calendar.timeZone.nextDaylightSavingTimeTransition(after: day),
-      calendar.isDate(transition, inSameDayAs: day)
-    else { return nil }
-    return transition
+    // The time does not exist: the clocks jumped over it. The gap ends at the transition
+    // where the local time first passes it, near the candidate whatever day it falls on
+    // (a gap at midnight begins the date, one ending at midnight ends on the next date).
+    var searchFrom = candidate.addingTimeInterval(-2 * 86_400)
+    let searchTo = candidate.addingTimeInterval(86_400)
+    while let transition = calendar.timeZone.nextDaylightSavingTimeTransition(after: searchFrom),
+      transition <= searchTo
+    {
+      if isLocalTime(of: transition, atOrAfter: wanted, calendar: calendar) { return transition }
+      searchFrom = transition
+    }
+    return nil
+  }
+
+  /// Whether `date`'s local date and time is `wanted`'s or later.
+  nonisolated private static func isLocalTime(
+    of date: Date, atOrAfter wanted: DateComponents, calendar: Calendar
+  ) -> Bool {
+    let local = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+    let fields: [KeyPath<DateComponents, Int?>] = [\.year, \.month, \.day, \.hour, \.minute, \.second]
+    for field in fields {
+      let (have, want) = (local[keyPath: field] ?? 0, wanted[keyPath: field] ?? 0)
+      if have != want { return have > want }
+    }
+    return true
   }
 
   private func arm() {
@@ -127,7 +170,7 @@ public final class LocalNotificationScheduler: NotificationScheduler {
       try save(requests, forKey: Self.requestsKey)
       if await shouldDeliver?(request, date) ?? true {
         let notification = DeliveredNotification(id: id, date: date)
-        try save(try loadDelivered() + [notification], forKey: Self.deliveredKey)
+        try await deliveries.append(notification)
         didDeliver?(notification)
       }
     } catch {
@@ -137,7 +180,6 @@ public final class LocalNotificationScheduler: NotificationScheduler {
   }
 
   private func loadRequests() throws -> [Stored] { try load(Self.requestsKey) }
-  private func loadDelivered() throws -> [DeliveredNotification] { try load(Self.deliveredKey) }
 
   private func load<T: Decodable>(_ key: String) throws -> [T] {
     guard let text = try store.string(forKey: key) else { return [] }

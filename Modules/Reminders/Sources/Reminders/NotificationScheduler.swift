@@ -43,7 +43,7 @@ public struct DeliveredNotification: Sendable, Codable, Equatable {
 ///   hour and minute, which the system moves past a DST gap), keeping a window of days
 ///   ahead; `cancel`: `removePendingNotificationRequests(withIdentifiers:)` for them.
 /// - `scheduled`: `pendingNotificationRequests()` folded back to one request per id.
-/// - `delivered`, `markOpened`: what the adapter recorded from
+/// - `delivered`, `deliveryCounts`, `unopened`, `markOpened`: what the adapter recorded from
 ///   `UNUserNotificationCenterDelegate` (`willPresent` and `didReceive`), as the system
 ///   forgets notifications the person cleared.
 /// - `startDelivering`: the system delivers by itself; the adapter asks `shouldDeliver`
@@ -60,6 +60,10 @@ public protocol NotificationScheduler: AnyObject, Sendable {
   func scheduled() async throws -> [DailyNotificationRequest]
   /// Every notification delivered since the app's data began, oldest first.
   func delivered() async throws -> [DeliveredNotification]
+  /// How many were delivered since the app's data began, and how many are not opened.
+  func deliveryCounts() async throws -> DeliveryCounts
+  /// The delivered notifications not opened, oldest first.
+  func unopened() async throws -> [DeliveredNotification]
   /// Marks a delivered notification opened (the person tapped it).
   func markOpened(_ notification: DeliveredNotification) async throws
   /// Begins delivering for `host`: each occurrence asks `shouldDeliver` (a reminder

@@ -101,15 +101,13 @@ public enum RemindersFeature: FlowFeature {
         "notifications.delivered", type: .number,
         summary: "notifications delivered since the app's data began"
       ) { env in
-        .number(Double(try await env.services[NotificationSchedulerKey.self].delivered().count))
+        .number(Double(try await env.services[NotificationSchedulerKey.self].deliveryCounts().delivered))
       })
     try registry.register(
       QueryDefinition("notifications.pending", type: .number, summary: "notifications delivered, not opened")
       {
         env in
-        .number(
-          Double(
-            try await env.services[NotificationSchedulerKey.self].delivered().filter { !$0.opened }.count))
+        .number(Double(try await env.services[NotificationSchedulerKey.self].deliveryCounts().unopened))
       })
     registry.register(HostActivation(id: "reminders.delivery") { host in startDelivering(on: host) })
   }
@@ -141,9 +139,7 @@ public enum RemindersFeature: FlowFeature {
   @MainActor public static func latestUnopened(_ id: String, on host: FlowHost) async throws
     -> DeliveredNotification?
   {
-    try await host.environment.services[NotificationSchedulerKey.self].delivered().last {
-      $0.id == id && !$0.opened
-    }
+    try await host.environment.services[NotificationSchedulerKey.self].unopened().last { $0.id == id }
   }
 
   /// The person taps the latest delivered, unopened notification `id`: it is marked

@@ -19,7 +19,7 @@ enum SchemaBaseline {
   static let migrations = [
     "v1_progressEntries", "v2_moodEntries", "v3_healthSamplesOwed", "v4_moodEntryDeletions", "keyValues",
     "journalEntries", "journalEntriesFinished", "moodEntriesByBackendID", "outboxWithoutSyncedRows",
-    "moodEntriesWithoutChildTables", "moodEntriesListedFromIndex", "moodHours",
+    "moodEntriesWithoutChildTables", "moodEntriesListedFromIndex", "moodHours", "deliveredNotifications",
   ]
 
   /// Whether `freshDatabase(migrator:)` answers `migrator` from the baseline.
@@ -205,6 +205,14 @@ enum SchemaBaseline {
       ON CONFLICT (user_id, hour) DO UPDATE SET entries = entries + 1, total = total + excluded.total,
         lowest = min(lowest, excluded.lowest), highest = max(highest, excluded.highest);
     END;
+    CREATE TABLE delivered_notifications (
+      seq INTEGER PRIMARY KEY,
+      user_id TEXT NOT NULL,
+      id TEXT NOT NULL,
+      date REAL NOT NULL,
+      opened INTEGER NOT NULL
+    );
+    CREATE INDEX delivered_notifications_by_user ON delivered_notifications(user_id, opened);
     INSERT INTO grdb_migrations VALUES ('v1_progressEntries');
     INSERT INTO grdb_migrations VALUES ('v2_moodEntries');
     INSERT INTO grdb_migrations VALUES ('v3_healthSamplesOwed');
@@ -217,6 +225,7 @@ enum SchemaBaseline {
     INSERT INTO grdb_migrations VALUES ('moodEntriesWithoutChildTables');
     INSERT INTO grdb_migrations VALUES ('moodEntriesListedFromIndex');
     INSERT INTO grdb_migrations VALUES ('moodHours');
+    INSERT INTO grdb_migrations VALUES ('deliveredNotifications');
     INSERT INTO mood_save_sequence VALUES (1, 0);
     """#
 }

@@ -154,6 +154,7 @@ public final class WellflowDatabase: Sendable {
       try db.execute(sql: "DELETE FROM outbox WHERE status = 'synced'")
     }
     MoodSchema.registerLaterMigrations(in: &migrator)
+    SQLiteDeliveredNotificationStore.registerMigrations(in: &migrator)
     return migrator
   }
 }

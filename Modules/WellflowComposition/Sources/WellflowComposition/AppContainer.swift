@@ -94,6 +94,7 @@ public final class AppContainer {
     let keyValueStore: any KeyValueStore
     var services = Services()
     var database: WellflowDatabase?
+    let deliveries: any DeliveredNotificationStore
     switch storage {
     case .sqlite, .sqliteScratch:
       let opened: WellflowDatabase
@@ -110,6 +111,7 @@ public final class AppContainer {
       services[MoodRepositoryKey.self] = SQLiteMoodRepository(writer: opened.writer)
       services[StateOfMindStoreKey.self] = SQLiteStateOfMindStore(writer: opened.writer)
       services[OutboxKey.self] = SQLiteOutbox(writer: opened.writer)
+      deliveries = SQLiteDeliveredNotificationStore(database: opened, userID: userID)
       database = opened
     case .memory:
       keyValueStore = memory.store
@@ -117,10 +119,12 @@ public final class AppContainer {
       services[MoodRepositoryKey.self] = memory.moods
       services[StateOfMindStoreKey.self] = memory.health
       services[OutboxKey.self] = memory.outbox
+      deliveries = memory.deliveries
     }
-    // Reminders keep what they scheduled and delivered in the user's store (SQLite in
-    // the app) and deliver on the host's clock.
-    services[NotificationSchedulerKey.self] = LocalNotificationScheduler(store: keyValueStore, clock: clock)
+    // Reminders keep what they scheduled in the user's store and what they delivered in
+    // their own (SQLite in the app), and deliver on the host's clock.
+    services[NotificationSchedulerKey.self] = LocalNotificationScheduler(
+      store: keyValueStore, deliveries: deliveries, clock: clock)
     customizeServices?(&services)
     let sync: SyncService
     if services.has(SyncServiceKey.self) {
@@ -175,6 +179,7 @@ private struct MemoryPorts {
   let outbox: InMemoryOutbox
   let moods: InMemoryMoodRepository
   let health = InMemoryStateOfMindStore()
+  let deliveries = InMemoryDeliveredNotificationStore()
 
   init() {
     outbox = InMemoryOutbox()

@@ -387,9 +387,7 @@ public final class ScriptRunner {
         return "the app could not start to read its notifications"
       }
       do {
-        let unopened = try await host.environment.services[NotificationSchedulerKey.self].delivered().filter {
-          !$0.opened
-        }
+        let unopened = try await host.environment.services[NotificationSchedulerKey.self].unopened()
         if let expected {
           return unopened.contains { $0.id == expected }
             ? nil

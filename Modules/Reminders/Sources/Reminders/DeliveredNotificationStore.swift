@@ -1,0 +1,73 @@
+import FlowKit
+import Foundation
+
+/// How many notifications were delivered since the app's data began, and how many of
+/// them are not opened.
+public struct DeliveryCounts: Sendable, Equatable {
+  public var delivered: Int
+  public var unopened: Int
+
+  public init(delivered: Int, unopened: Int) {
+    self.delivered = delivered
+    self.unopened = unopened
+  }
+}
+
+/// Where `LocalNotificationScheduler` keeps what it delivered, one record per delivery,
+/// so that a delivery costs the same after a hundred years of daily reminders as on the
+/// first day (the whole list used to be rewritten for each one). The app keeps them in
+/// SQLite (`SQLiteDeliveredNotificationStore` in `Storage`); tests and previews in memory.
+public protocol DeliveredNotificationStore: Sendable {
+  /// Keeps `notification` after every one kept before.
+  func append(_ notification: DeliveredNotification) async throws
+  func counts() async throws -> DeliveryCounts
+  /// The ones not opened, oldest first.
+  func unopened() async throws -> [DeliveredNotification]
+  /// Every one, oldest first.
+  func all() async throws -> [DeliveredNotification]
+  /// Marks the oldest unopened delivery of `notification.id` at `notification.date`
+  /// opened; nothing when there is none.
+  func markOpened(_ notification: DeliveredNotification) async throws
+}
+
+/// Delivered notifications in memory, for tests, previews and runs that keep nothing.
+public final class InMemoryDeliveredNotificationStore: DeliveredNotificationStore {
+  private struct State {
+    var all: [DeliveredNotification] = []
+    /// Indexes into `all` of the ones not opened, in order.
+    var unopened: [Int] = []
+  }
+
+  private let state = Locked(State())
+
+  public init() {}
+
+  public func append(_ notification: DeliveredNotification) {
+    state.withLock { state in
+      if !notification.opened { state.unopened.append(state.all.count) }
+      state.all.append(notification)
+    }
+  }
+
+  public func counts() -> DeliveryCounts {
+    state.withLock { DeliveryCounts(delivered: $0.all.count, unopened: $0.unopened.count) }
+  }
+
+  public func unopened() -> [DeliveredNotification] {
+    state.withLock { state in state.unopened.map { state.all[$0] } }
+  }
+
+  public func all() -> [DeliveredNotification] { state.withLock { $0.all } }
+
+  public func markOpened(_ notification: DeliveredNotification) {
+    state.withLock { state in
+      guard
+        let position = state.unopened.firstIndex(where: {
+          state.all[$0].id == notification.id && state.all[$0].date == notification.date
+        })
+      else { return }
+      state.all[state.unopened[position]].opened = true
+      state.unopened.remove(at: position)
+    }
+  }
+}
