@@ -51,9 +51,10 @@ public struct Console: Sendable {
     self.err = err
   }
 
+  /// Output that cannot be written ends the process (`StandardStreams`).
   public static let standard = Console(
-    out: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
-    err: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) })
+    out: { text in StandardStreams.out(text + "\n") },
+    err: { text in StandardStreams.err(text + "\n") })
 }
 
 /// `wellflow run`: loads and checks every script first, then runs them.
@@ -170,14 +171,14 @@ public enum RunCommand {
     if configuration.appendEvents, configuration.eventsPath == nil {
       return usage("--append adds to the file of --events FILE; give --events too")
     }
+    var eventsFile: NDJSONAnalyticsSink?
     if let eventsPath = configuration.eventsPath {
       do {
-        sinks.append(
-          TaggingAnalyticsSink(
-            try NDJSONAnalyticsSink(path: eventsPath, append: configuration.appendEvents),
-            fields: ["source": .string("script")]))
+        let file = try NDJSONAnalyticsSink(path: eventsPath, append: configuration.appendEvents)
+        eventsFile = file
+        sinks.append(TaggingAnalyticsSink(file, fields: ["source": .string("script")]))
       } catch {
-        return usage("cannot write events to '\(eventsPath)': \(error.localizedDescription)")
+        return usage("\(error)")
       }
     }
     let runner = ScriptRunner(
@@ -209,6 +210,8 @@ public enum RunCommand {
           console.out(TranscriptFormatter.text(result))
         }
         if !result.passed { console.err(TranscriptFormatter.failure(result)) }
+        // Events that cannot be written make the run's data incomplete: it stops here.
+        if let failure = eventsFile?.failure { return usage(failure.description) }
       }
     }
     let elapsed = ContinuousClock.now - started

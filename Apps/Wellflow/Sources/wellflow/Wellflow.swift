@@ -41,7 +41,7 @@ struct Wellflow: AsyncParsableCommand {
       }
     } catch {
       if exitCode(for: error) == .validationFailure {
-        FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+        StandardStreams.err(fullMessage(for: error) + "\n")
         Foundation.exit(2)
       }
       exit(withError: error)
@@ -309,10 +309,10 @@ struct Flows: AsyncParsableCommand {
   func run() async throws {
     let loaded = try sources.load()
     let catalog = await FlowsListing.catalog(loaded.registry)
-    print(
-      format == .json
+    StandardStreams.out(
+      (format == .json
         ? FlowsListing.json(catalog)
-        : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n"))
+        : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n")) + "\n")
   }
 }
 
@@ -411,7 +411,7 @@ struct Export: AsyncParsableCommand {
       configuration.timeZone = zone
     }
     let code = await ExportCommand.execute(
-      configuration, write: { FileHandle.standardOutput.write(Data($0.utf8)) }, console: .standard)
+      configuration, write: { StandardStreams.out($0) }, console: .standard)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -482,19 +482,18 @@ struct Serve: AsyncParsableCommand {
         jwtSecret: .init(value: jwtSecret, file: jwtSecretFile),
         host: host, environment: ProcessInfo.processInfo.environment)
     } catch {
-      try? FileHandle.standardError.write(contentsOf: Data("wellflow serve: \(error)\n".utf8))
+      StandardStreams.err("wellflow serve: \(error)\n")
       throw ExitCode(2)
     }
     for warning in secrets.warnings {
-      try? FileHandle.standardError.write(contentsOf: Data("warning: \(warning)\n".utf8))
+      StandardStreams.err("warning: \(warning)\n")
     }
     let server = try ProgressServer(
       configuration: ProgressServer.Configuration(
         host: host, port: port, databasePath: db, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
         jwtIssuer: jwtIssuer, jwtAudience: jwtAudience))
     try await server.runUntilSignalled { url in
-      FileHandle.standardOutput.write(
-        Data("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
+      StandardStreams.out("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n")
     }
   }
 }
@@ -543,10 +542,10 @@ struct Token: ParsableCommand {
     } catch {
       throw ValidationError("\(error)")
     }
-    print(
+    StandardStreams.out(
       try JWT.issue(
         subject: user, secret: secrets.jwtSecret, now: Date(), ttl: JWT.parseTTL(ttl)!, issuer: jwtIssuer,
-        audience: jwtAudience))
+        audience: jwtAudience) + "\n")
   }
 }
 
@@ -822,13 +821,12 @@ struct Preview: AsyncParsableCommand {
       session = try PreviewSession.make(
         experimentsPath: experiments, growthBookPath: growthBook, locale: locale)
     } catch {
-      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      StandardStreams.err("\(error)\n")
       throw ExitCode(2)
     }
     let server = PreviewServer(session: session, port: port)
     try await server.runUntilSignalled { url in
-      FileHandle.standardOutput.write(
-        Data("previewing the flows on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
+      StandardStreams.out("previewing the flows on \(url.absoluteString) (Ctrl-C stops)\n")
     }
   }
 }
