@@ -36,6 +36,9 @@ public struct RunConfiguration: Sendable {
   public var token: String?
   /// `--locale L`: the language of scripts that name none.
   public var locale: String?
+  /// `--scripts-root DIR`: the folder sub-scripts may lie in (or below); by default each
+  /// top-level script's own folder.
+  public var scriptsRoot: String?
 
   public init(paths: [String]) { self.paths = paths }
 }
@@ -122,6 +125,12 @@ public enum RunCommand {
       return usage("--api-key and --token go with --backend URL")
     }
 
+    if let root = configuration.scriptsRoot {
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
+        return usage("--scripts-root takes a folder, got '\(root)'")
+      }
+    }
     let files: [String]
     do {
       files = try scriptFiles(configuration.paths)
@@ -144,7 +153,9 @@ public enum RunCommand {
     var scripts: [Script] = []
     var problems: [ScriptProblem] = []
     for file in files {
-      switch ScriptLoader.load(path: file, vocabulary: vocabulary, overrides: overrides) {
+      switch ScriptLoader.load(
+        path: file, vocabulary: vocabulary, overrides: overrides, scriptsRoot: configuration.scriptsRoot)
+      {
       case .success(let script): scripts.append(script)
       case .failure(let failure): problems += failure.problems
       }

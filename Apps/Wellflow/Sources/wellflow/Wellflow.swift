@@ -56,6 +56,8 @@ struct Run: AsyncParsableCommand {
     discussion: """
       Every script (and every sub-script it runs) is checked before any step runs;
       problems are listed as file:line:column: message and nothing runs (exit 2).
+      A sub-script (run:) is a .yaml or .yml file in the folder of the script given
+      on the command line or below it (--scripts-root DIR names another folder).
       A failing step prints file:line:column:, what was expected, what was there and
       the current screen (exit 1). Each script gets a fresh app unless --data-dir is given.
 
@@ -179,6 +181,13 @@ struct Run: AsyncParsableCommand {
   @Option(help: "The language screens show in (en, de) for scripts that name none with `locale:`.")
   var locale: String?
 
+  @Option(
+    name: .customLong("scripts-root"),
+    help: ArgumentHelp(
+      "The folder sub-scripts (run:) may lie in or below; by default each script's own folder.",
+      valueName: "DIR"))
+  var scriptsRoot: String?
+
   func run() async throws {
     var configuration = RunConfiguration(paths: paths)
     configuration.format = format
@@ -200,6 +209,7 @@ struct Run: AsyncParsableCommand {
     configuration.apiKey = apiKey
     configuration.token = token
     configuration.locale = locale
+    configuration.scriptsRoot = scriptsRoot
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
