@@ -61,7 +61,8 @@ struct OutputFailureTests {
     let script = "\(Self.scripts)/onboarding-standard.yaml"
     for arguments in [
       ["run", script], ["run", script, "--format", "json"], ["graph", "onboarding"],
-      ["explore", "onboarding", "--depth", "2"], ["flows"], ["token", "user-1"],
+      ["explore", "onboarding", "--depth", "2"], ["flows"], ["token", "user-1"], ["--help"],
+      ["run", "--help"],
     ] {
       let finished = try Self.toFullDisk(arguments)
       #expect(finished.reason == .exit, "\(arguments)")

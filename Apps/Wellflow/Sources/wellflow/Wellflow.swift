@@ -40,6 +40,12 @@ struct Wellflow: AsyncParsableCommand {
         try command.run()
       }
     } catch {
+      // Help goes through the one writer too, so a full disk is told as for any output.
+      if exitCode(for: error) == .success {
+        let text = fullMessage(for: error)
+        if !text.isEmpty { StandardStreams.out(text + "\n") }
+        Foundation.exit(0)
+      }
       if exitCode(for: error) == .validationFailure {
         StandardStreams.err(fullMessage(for: error) + "\n")
         Foundation.exit(2)
