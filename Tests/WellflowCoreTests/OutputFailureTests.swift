@@ -24,11 +24,19 @@ struct OutputFailureTests {
     var errText: String
   }
 
-  /// Runs `wellflow arguments` with standard output going to `output`; standard error is kept.
-  static func wellflow(_ arguments: [String], output: Any) throws -> Finished {
+  /// Runs `wellflow arguments` with standard output going to `output`; standard error is
+  /// kept. With `ignoringSIGPIPE`, it starts with SIGPIPE ignored, as a parent may leave it
+  /// (a shell's `trap '' PIPE`, then `exec`: the same process).
+  static func wellflow(_ arguments: [String], output: Any, ignoringSIGPIPE: Bool = false) throws -> Finished {
     let process = Process()
-    process.executableURL = try PreviewProcess.executable()
-    process.arguments = arguments
+    let executable = try PreviewProcess.executable()
+    if ignoringSIGPIPE {
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", #"trap '' PIPE; exec "$0" "$@""#, executable.path] + arguments
+    } else {
+      process.executableURL = executable
+      process.arguments = arguments
+    }
     process.standardOutput = output
     process.standardInput = FileHandle.nullDevice
     let errors = Pipe()
@@ -47,10 +55,10 @@ struct OutputFailureTests {
   }
 
   /// A pipe whose reading end is closed before anything is written to it.
-  static func toClosedPipe(_ arguments: [String]) throws -> Finished {
+  static func toClosedPipe(_ arguments: [String], ignoringSIGPIPE: Bool) throws -> Finished {
     let pipe = Pipe()
     try pipe.fileHandleForReading.close()
-    return try wellflow(arguments, output: pipe)
+    return try wellflow(arguments, output: pipe, ignoringSIGPIPE: ignoringSIGPIPE)
   }
 
   static func toNowhere(_ arguments: [String]) throws -> Finished {
@@ -61,7 +69,8 @@ struct OutputFailureTests {
     let script = "\(Self.scripts)/onboarding-standard.yaml"
     for arguments in [
       ["run", script], ["run", script, "--format", "json"], ["graph", "onboarding"],
-      ["explore", "onboarding", "--depth", "2"], ["flows"], ["token", "user-1"], ["--help"],
+      ["explore", "onboarding", "--depth", "2"], ["flows"],
+      ["token", "user-1", "--jwt-secret", String(repeating: "s", count: 32)], ["--help"],
       ["run", "--help"],
     ] {
       let finished = try Self.toFullDisk(arguments)
@@ -111,13 +120,18 @@ struct OutputFailureTests {
   }
 
   @Test func aClosedPipeEndsTheProcessQuietlyAsSIGPIPEDoes() throws {
-    // The second runs a sync, after which SIGPIPE is ignored (the HTTP agent's pipe).
+    // The second runs a sync first, as `wellflow run … | head -1` did in the issue. With
+    // SIGPIPE ignored, the write fails with EPIPE, where Foundation trapped.
     for script in ["onboarding-standard.yaml", "sync-journal.yaml"] {
       for format in ["text", "json"] {
-        let finished = try Self.toClosedPipe(["run", "\(Self.scripts)/\(script)", "--format", format])
-        #expect(finished.reason == .uncaughtSignal, "\(script) \(format)")
-        #expect(finished.status == SIGPIPE, "\(script) \(format)")
-        #expect(finished.errText == "", "\(script) \(format)")
+        for ignoring in [false, true] {
+          let finished = try Self.toClosedPipe(
+            ["run", "\(Self.scripts)/\(script)", "--format", format], ignoringSIGPIPE: ignoring)
+          let what = "\(script) \(format)\(ignoring ? " with SIGPIPE ignored" : "")"
+          #expect(finished.reason == .uncaughtSignal, "\(what)")
+          #expect(finished.status == SIGPIPE, "\(what)")
+          #expect(finished.errText == "", "\(what)")
+        }
       }
     }
   }

@@ -23,9 +23,8 @@ public struct WriteFailure: Error, Sendable, CustomStringConvertible {
 /// The one way the commands write to standard output, a report or the events file:
 /// `write(2)` until every byte is taken, again after a signal (EINTR) or a partial
 /// write, and a failure thrown with the file and the reason. Foundation's
-/// `FileHandle.write(_:)` traps on one instead (a full disk, a closed pipe once SIGPIPE
-/// is ignored, as it is after a sync). Nothing is buffered, so nothing is held back
-/// when the process ends.
+/// `FileHandle.write(_:)` traps on one instead (a full disk, a closed pipe while SIGPIPE
+/// is ignored). Nothing is buffered, so nothing is held back when the process ends.
 public struct OutputFile: Sendable {
   public let descriptor: Int32
   /// As `WriteFailure.target` names it.
@@ -109,8 +108,8 @@ public struct OutputFile: Sendable {
 /// written ends the process: there is no one left to read the rest.
 public enum StandardStreams {
   /// Writes `text` to standard output. A reader that went away (EPIPE) ends the process
-  /// as SIGPIPE ends any filter in a pipeline, quietly with status 141 in a shell, whether
-  /// or not a sync had SIGPIPE ignored; any other failure (a full disk) says
+  /// as SIGPIPE ends any filter in a pipeline, quietly with status 141 in a shell, even
+  /// when SIGPIPE is ignored (by a parent, or by a library); any other failure (a full disk) says
   /// `error: cannot write to standard output: …` and exits 2.
   public static func out(_ text: String) {
     do throws(WriteFailure) {
