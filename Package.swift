@@ -128,6 +128,8 @@ let package = Package(
         .product(name: "Yams", package: "Yams"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
+        // The preview's Content-Security-Policy names its inline script by its SHA-256.
+        .product(name: "Crypto", package: "swift-crypto"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
     ),

@@ -782,6 +782,46 @@ import Testing
   }
   // That a request read whole is answered however long it takes is tested on an event
   // loop whose clock the test moves (RequestDeadlineHandlerTests).
+
+  @Test func headersOverTheParsersLimitGet431WithTheEnvelope() async throws {
+    // No connection deadline: the answer must not depend on how fast the bytes go.
+    let backend = try await TestBackend.start(idleTimeout: nil)
+    defer { Task { await backend.stop() } }
+    let token = String(repeating: "t", count: 100 * 1_024)
+    let key = String(repeating: "k", count: 1 << 20)
+    for header in ["Authorization: Bearer \(token)", "Idempotency-Key: \(key)"] {
+      let connection = try await RawConnection.open(port: backend.port)
+      var request = "POST /api/v1/progress HTTP/1.1\r\nHost: localhost\r\nX-API-Key: \(apiKey)\r\n"
+      request += "\(header)\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+      #expect(await connection.send(request))
+      let answer = await connection.receiveResponse()
+      #expect(answer.hasPrefix("HTTP/1.1 431"), "\(answer.prefix(200))")
+      #expect(answer.lowercased().contains("content-type: application/json"))
+      #expect(
+        answer.hasSuffix(
+          #"{"error":{"code":"headers_too_large","message":"the request's headers are over the server's limit (80 KiB in all, 1000 fields)"}}"#
+        ), "\(answer.prefix(400))")
+      #expect(await connection.receiveUntilClosed() == .closed(received: 0))
+      connection.close()
+    }
+    // Bytes that are no HTTP request are 400 with the envelope too.
+    let garbage = try await RawConnection.open(port: backend.port)
+    #expect(await garbage.send("\u{1}\u{2} nonsense\r\n\r\n"))
+    let answer = await garbage.receiveResponse()
+    #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(200))")
+    #expect(answer.contains(#""code":"malformed_request""#), "\(answer)")
+    garbage.close()
+    // A whole request on the same connection first is answered first.
+    let pipelined = try await RawConnection.open(port: backend.port)
+    var first = "GET /api/v1/progress HTTP/1.1\r\nHost: localhost\r\nX-API-Key: \(apiKey)\r\n"
+    first += "Authorization: Bearer \(backend.server.token(for: "alice"))\r\n\r\n"
+    #expect(await pipelined.send(first + "GET /api/v1/progress HTTP/1.1\r\nX-Long: \(token)\r\n\r\n"))
+    let answers = await pipelined.receiveResponse()
+    #expect(answers.hasPrefix("HTTP/1.1 200"), "\(answers.prefix(200))")
+    pipelined.close()
+    // The server still answers.
+    #expect(try await backend.client("alice").listProgress(ListQuery()).total == 0)
+  }
 }
 
 // MARK: helpers

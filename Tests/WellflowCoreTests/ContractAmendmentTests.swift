@@ -68,7 +68,11 @@ struct ContractAmendmentTests {
         - tap: ok
         - expect: {idle: true, flow: journal, outcome: completed}
       """)
-    let outcome = await wellflowRun([path]) { $0.eventsPath = events }
+    // The sub-script lies in the repository, outside the workspace's folder.
+    let outcome = await wellflowRun([path]) {
+      $0.eventsPath = events
+      $0.scriptsRoot = FileManager.default.currentDirectoryPath + "/Apps/Wellflow/Scripts"
+    }
     #expect(outcome.code == 0, "\(outcome.errText)")
     let logged = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
       .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

@@ -2,28 +2,30 @@ import FlowKit
 import Foundation
 
 /// Writes analytics events to a file, one JSON object a line. Each line is
-/// written whole, so a crash loses at most the event being written.
+/// written whole, so a crash loses at most the event being written. A line that cannot
+/// be written (a full disk) is kept as `failure`, and nothing more is written.
 public final class NDJSONAnalyticsSink: AnalyticsSink {
-  private let handle: Locked<FileHandle>
+  private let file: OutputFile
+  private let firstFailure = Locked<WriteFailure?>(nil)
 
   /// A new file at `path` (an existing one is emptied, so a report never mixes an earlier
   /// population into this one), or with `append` the events added after what it holds.
-  public init(path: String, append: Bool = false) throws {
-    if !FileManager.default.fileExists(atPath: path) {
-      guard FileManager.default.createFile(atPath: path, contents: nil) else {
-        throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-      }
-    }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-    if append { try handle.seekToEnd() } else { try handle.truncate(atOffset: 0) }
-    self.handle = Locked(handle)
+  public init(path: String, append: Bool = false) throws(WriteFailure) {
+    file = try OutputFile.open(path, appending: append, as: "events")
   }
 
-  deinit { handle.withLock { try? $0.close() } }
+  deinit { file.close() }
+
+  /// The first write that failed; the run reports it and stops.
+  public var failure: WriteFailure? { firstFailure.current }
 
   public func record(_ event: AnalyticsEvent) {
     let line = Self.line(for: event) + "\n"
-    handle.withLock { $0.write(Data(line.utf8)) }
+    // Under the lock, so lines of events recorded at once never interleave.
+    firstFailure.withLock { failure in
+      guard failure == nil else { return }
+      do throws(WriteFailure) { try file.write(line) } catch { failure = error }
+    }
   }
 
   /// `ts` in UTC to the millisecond (`2026-03-02T07:00:04.250Z`): events of one step

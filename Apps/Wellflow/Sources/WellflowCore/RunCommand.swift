@@ -36,6 +36,9 @@ public struct RunConfiguration: Sendable {
   public var token: String?
   /// `--locale L`: the language of scripts that name none.
   public var locale: String?
+  /// `--scripts-root DIR`: the folder sub-scripts may lie in (or below); by default each
+  /// top-level script's own folder.
+  public var scriptsRoot: String?
 
   public init(paths: [String]) { self.paths = paths }
 }
@@ -51,9 +54,10 @@ public struct Console: Sendable {
     self.err = err
   }
 
+  /// Output that cannot be written ends the process (`StandardStreams`).
   public static let standard = Console(
-    out: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
-    err: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) })
+    out: { text in StandardStreams.out(text + "\n") },
+    err: { text in StandardStreams.err(text + "\n") })
 }
 
 /// `wellflow run`: loads and checks every script first, then runs them.
@@ -121,6 +125,12 @@ public enum RunCommand {
       return usage("--api-key and --token go with --backend URL")
     }
 
+    if let root = configuration.scriptsRoot {
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
+        return usage("--scripts-root takes a folder, got '\(root)'")
+      }
+    }
     let files: [String]
     do {
       files = try scriptFiles(configuration.paths)
@@ -143,7 +153,9 @@ public enum RunCommand {
     var scripts: [Script] = []
     var problems: [ScriptProblem] = []
     for file in files {
-      switch ScriptLoader.load(path: file, vocabulary: vocabulary, overrides: overrides) {
+      switch ScriptLoader.load(
+        path: file, vocabulary: vocabulary, overrides: overrides, scriptsRoot: configuration.scriptsRoot)
+      {
       case .success(let script): scripts.append(script)
       case .failure(let failure): problems += failure.problems
       }
@@ -170,14 +182,14 @@ public enum RunCommand {
     if configuration.appendEvents, configuration.eventsPath == nil {
       return usage("--append adds to the file of --events FILE; give --events too")
     }
+    var eventsFile: NDJSONAnalyticsSink?
     if let eventsPath = configuration.eventsPath {
       do {
-        sinks.append(
-          TaggingAnalyticsSink(
-            try NDJSONAnalyticsSink(path: eventsPath, append: configuration.appendEvents),
-            fields: ["source": .string("script")]))
+        let file = try NDJSONAnalyticsSink(path: eventsPath, append: configuration.appendEvents)
+        eventsFile = file
+        sinks.append(TaggingAnalyticsSink(file, fields: ["source": .string("script")]))
       } catch {
-        return usage("cannot write events to '\(eventsPath)': \(error.localizedDescription)")
+        return usage("\(error)")
       }
     }
     let runner = ScriptRunner(
@@ -209,6 +221,8 @@ public enum RunCommand {
           console.out(TranscriptFormatter.text(result))
         }
         if !result.passed { console.err(TranscriptFormatter.failure(result)) }
+        // Events that cannot be written make the run's data incomplete: it stops here.
+        if let failure = eventsFile?.failure { return usage(failure.description) }
       }
     }
     let elapsed = ContinuousClock.now - started

@@ -40,8 +40,14 @@ struct Wellflow: AsyncParsableCommand {
         try command.run()
       }
     } catch {
+      // Help goes through the one writer too, so a full disk is told as for any output.
+      if exitCode(for: error) == .success {
+        let text = fullMessage(for: error)
+        if !text.isEmpty { StandardStreams.out(text + "\n") }
+        Foundation.exit(0)
+      }
       if exitCode(for: error) == .validationFailure {
-        FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+        StandardStreams.err(fullMessage(for: error) + "\n")
         Foundation.exit(2)
       }
       exit(withError: error)
@@ -56,6 +62,8 @@ struct Run: AsyncParsableCommand {
     discussion: """
       Every script (and every sub-script it runs) is checked before any step runs;
       problems are listed as file:line:column: message and nothing runs (exit 2).
+      A sub-script (run:) is a .yaml or .yml file in the folder of the script given
+      on the command line or below it (--scripts-root DIR names another folder).
       A failing step prints file:line:column:, what was expected, what was there and
       the current screen (exit 1). Each script gets a fresh app unless --data-dir is given.
 
@@ -179,6 +187,13 @@ struct Run: AsyncParsableCommand {
   @Option(help: "The language screens show in (en, de) for scripts that name none with `locale:`.")
   var locale: String?
 
+  @Option(
+    name: .customLong("scripts-root"),
+    help: ArgumentHelp(
+      "The folder sub-scripts (run:) may lie in or below; by default each script's own folder.",
+      valueName: "DIR"))
+  var scriptsRoot: String?
+
   func run() async throws {
     var configuration = RunConfiguration(paths: paths)
     configuration.format = format
@@ -200,6 +215,7 @@ struct Run: AsyncParsableCommand {
     configuration.apiKey = apiKey
     configuration.token = token
     configuration.locale = locale
+    configuration.scriptsRoot = scriptsRoot
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
@@ -309,10 +325,10 @@ struct Flows: AsyncParsableCommand {
   func run() async throws {
     let loaded = try sources.load()
     let catalog = await FlowsListing.catalog(loaded.registry)
-    print(
-      format == .json
+    StandardStreams.out(
+      (format == .json
         ? FlowsListing.json(catalog)
-        : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n"))
+        : ([FlowsListing.text(catalog)] + loaded.featureLines).joined(separator: "\n")) + "\n")
   }
 }
 
@@ -411,7 +427,7 @@ struct Export: AsyncParsableCommand {
       configuration.timeZone = zone
     }
     let code = await ExportCommand.execute(
-      configuration, write: { FileHandle.standardOutput.write(Data($0.utf8)) }, console: .standard)
+      configuration, write: { StandardStreams.out($0) }, console: .standard)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -490,19 +506,18 @@ struct Serve: AsyncParsableCommand {
         jwtSecret: .init(value: jwtSecret, file: jwtSecretFile),
         host: host, environment: ProcessInfo.processInfo.environment)
     } catch {
-      try? FileHandle.standardError.write(contentsOf: Data("wellflow serve: \(error)\n".utf8))
+      StandardStreams.err("wellflow serve: \(error)\n")
       throw ExitCode(2)
     }
     for warning in secrets.warnings {
-      try? FileHandle.standardError.write(contentsOf: Data("warning: \(warning)\n".utf8))
+      StandardStreams.err("warning: \(warning)\n")
     }
     let server = try ProgressServer(
       configuration: ProgressServer.Configuration(
         host: host, port: port, databasePath: db, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
         jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine))
     try await server.runUntilSignalled { url in
-      FileHandle.standardOutput.write(
-        Data("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
+      StandardStreams.out("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n")
     }
   }
 }
@@ -551,10 +566,10 @@ struct Token: ParsableCommand {
     } catch {
       throw ValidationError("\(error)")
     }
-    print(
+    StandardStreams.out(
       try JWT.issue(
         subject: user, secret: secrets.jwtSecret, now: Date(), ttl: JWT.parseTTL(ttl)!, issuer: jwtIssuer,
-        audience: jwtAudience))
+        audience: jwtAudience) + "\n")
   }
 }
 
@@ -830,13 +845,12 @@ struct Preview: AsyncParsableCommand {
       session = try PreviewSession.make(
         experimentsPath: experiments, growthBookPath: growthBook, locale: locale)
     } catch {
-      FileHandle.standardError.write(Data("\(error)\n".utf8))
+      StandardStreams.err("\(error)\n")
       throw ExitCode(2)
     }
     let server = PreviewServer(session: session, port: port)
     try await server.runUntilSignalled { url in
-      FileHandle.standardOutput.write(
-        Data("previewing the flows on \(url.absoluteString) (Ctrl-C stops)\n".utf8))
+      StandardStreams.out("previewing the flows on \(url.absoluteString) (Ctrl-C stops)\n")
     }
   }
 }

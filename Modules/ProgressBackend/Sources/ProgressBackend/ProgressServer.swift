@@ -212,7 +212,7 @@ public final class ProgressServer: Sendable {
     }
     return Application(
       responder: responder,
-      server: RequestDeadline.http1(closingAfter: configuration.idleTimeout),
+      server: RequestDeadline.http1(closingAfter: configuration.idleTimeout, envelopes: true),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "wellflow-backend"),
       onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },

@@ -9,10 +9,14 @@ public enum RequestDeadline {
   public static let defaultSeconds: TimeInterval = 10
 
   /// An HTTP/1 server whose connections have `seconds` for each request; nil: no limit.
-  public static func http1(closingAfter seconds: TimeInterval?) -> HTTPServerBuilder {
+  /// With `envelopes`, a request the parser cannot read is answered with the API's error
+  /// envelope (`MalformedRequestHandler`).
+  public static func http1(closingAfter seconds: TimeInterval?, envelopes: Bool = false) -> HTTPServerBuilder
+  {
     let timeout = seconds.map(ProgressServer.timeAmount)
     return .http1(
       configuration: HTTP1Channel.Configuration(
-        additionalChannelHandlers: timeout.map { [RequestDeadlineHandler(timeout: $0)] } ?? []))
+        additionalChannelHandlers: (timeout.map { [RequestDeadlineHandler(timeout: $0)] } ?? [])
+          + (envelopes ? [MalformedRequestHandler()] : [])))
   }
 }

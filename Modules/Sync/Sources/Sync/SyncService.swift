@@ -107,7 +107,26 @@ public struct SyncService: Sendable {
     result.pullSkippedCount = pull.skippedCount
     result.pullError = pull.error
     result.pullUnfinished = pull.unfinished
+    recordSkips(of: pull, userID: userID)
     return result
+  }
+
+  /// One `sync_pull_skipped` event for each row the pull left out that it kept (the first
+  /// `MoodPull.maxSkipsKept`), with why and `skipped`, how many it left out in all. The
+  /// reason says what was wrong with the row, never its notes.
+  private func recordSkips(of pull: MoodPull.Report, userID: String) {
+    guard analytics.isRecording else { return }
+    for skip in pull.skipped {
+      var fields: [String: EventValue] = [
+        "entity": .string(OutboxEntity.mood.rawValue), "operation": .string("pull"),
+        // A backend's row may say anything in its date or type: kept short and printable.
+        "reason": .string(terminalSafe(skip.reason, limit: 200)),
+        "skipped": .number(Double(pull.skippedCount)),
+      ]
+      if let id = skip.backendID { fields["backend_id"] = .string(terminalSafe(id, limit: 200)) }
+      analytics.record(
+        AnalyticsEvent(ts: clock.now, user: userID, event: "sync_pull_skipped", fields: fields))
+    }
   }
 
   /// The user's rows on the backend (the backend's own count, whatever this device's network).

@@ -161,10 +161,11 @@ public enum ReportCommand {
     }
     if let htmlPath = configuration.htmlPath {
       do {
-        try Data(ReportHTML(report.withTerminalSafeNames(limit: nameLimit)).html.utf8).write(
-          to: URL(fileURLWithPath: htmlPath))
+        try OutputFile.write(
+          ReportHTML(report.withTerminalSafeNames(limit: nameLimit)).html, toFile: htmlPath,
+          as: "the HTML report")
       } catch {
-        return fail("cannot write the HTML report to '\(htmlPath)': \(error.localizedDescription)")
+        return fail("\(error)")
       }
     }
     switch configuration.format {

@@ -191,7 +191,7 @@ public final class TerminalLineReader {
   private var decoder = KeyDecoder()
   private let output: (String) -> Void
 
-  public init(output: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+  public init(output: @escaping (String) -> Void = { StandardStreams.out($0) }) {
     self.output = output
   }
 

@@ -1,4 +1,6 @@
+import Crypto
 import FlowHTML
+import Foundation
 
 /// The preview's one page: controls, the phone (drawn by the server with `ScreenHTML`)
 /// and panels for the clock, relaunch, queries, events and the script so far. It loads
@@ -6,6 +8,30 @@ import FlowHTML
 enum PreviewPage {
   static var html: String {
     ScreenHTML.document(title: "wellflow preview", body: body, extraStyle: style, script: script)
+  }
+
+  /// The page as served, made once.
+  static let page = html
+
+  /// Allows the page's own inline script and style sheet (named by their hashes), requests
+  /// to its own server, and nothing else: no script or style from elsewhere, no plugin, no
+  /// form sent anywhere, no framing by any page (`frame-ancestors`, with X-Frame-Options
+  /// for older browsers).
+  static let contentSecurityPolicy =
+    "default-src 'none'; script-src \(inlineHash(of: "script", in: page)); "
+    + "style-src \(inlineHash(of: "style", in: page)); connect-src 'self'; img-src 'self'; "
+    + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+  /// `'sha256-…'` of the text of the first `<tag>` element, as a browser hashes it.
+  static func inlineHash(of tag: String, in html: String) -> String {
+    guard let open = html.range(of: "<\(tag)>"),
+      let close = html.range(of: "</\(tag)>", range: open.upperBound..<html.endIndex)
+    else { return "'none'" }
+    return "'sha256-\(sha256Base64(String(html[open.upperBound..<close.lowerBound])))'"
+  }
+
+  static func sha256Base64(_ text: String) -> String {
+    Data(SHA256.hash(data: Data(text.utf8))).base64EncodedString()
   }
 
   static let body = #"""

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import ProgressBackend
@@ -94,7 +95,7 @@ public final class PreviewServer: Sendable {
       }
       switch (request.method, path) {
       case (.get, "/"), (.get, "/index.html"):
-        return Self.response(200, PreviewPage.html, type: "text/html; charset=utf-8")
+        return Self.response(200, PreviewPage.page, type: "text/html; charset=utf-8")
       case (.get, "/api/state"):
         return Self.json(200, await session.state())
       case (.get, "/api/script"):
@@ -159,7 +160,7 @@ public final class PreviewServer: Sendable {
   /// The state as Server-Sent Events: one `data:` line of JSON for every change, the
   /// current state first; the stream ends when the session ends its updates.
   private static func eventStream(_ session: PreviewSession) -> Response {
-    var headers = HTTPFields()
+    var headers = Self.protectedHeaders
     headers[.contentType] = "text/event-stream"
     headers[.cacheControl] = "no-cache"
     let body = ResponseBody { writer in
@@ -183,8 +184,15 @@ public final class PreviewServer: Sendable {
       type: "application/json")
   }
 
+  /// Every answer's: no other site may frame the page (it acts on clicks, so a framing
+  /// page could trick them), and the page runs and styles only what it holds itself.
+  static let protectedHeaders: HTTPFields = [
+    HTTPField.Name("X-Frame-Options")!: "DENY",
+    HTTPField.Name("Content-Security-Policy")!: PreviewPage.contentSecurityPolicy,
+  ]
+
   private static func response(_ status: Int, _ text: String, type: String) -> Response {
-    var headers = HTTPFields()
+    var headers = Self.protectedHeaders
     headers[.contentType] = type
     headers[.cacheControl] = "no-store"
     return Response(

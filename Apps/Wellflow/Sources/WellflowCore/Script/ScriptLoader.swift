@@ -68,6 +68,10 @@ public struct ScriptLoader {
   public let vocabulary: ScriptVocabulary
   private var problems: [ScriptProblem] = []
   private var runStack: [String] = []
+  /// The folder every sub-script lies in or below (its real path): the top-level
+  /// script's, or `--scripts-root`. A sub-script's problems quote its lines, so a
+  /// `run:` must not reach other files.
+  private var scriptsRoot = "/"
   /// Each file's tree, read once per load (a sub-script run from many steps is parsed once).
   private var parsedFiles: [String: YNode?] = [:]
   /// Steps read so far, sub-scripts counted at every `run`: bounds the time and memory a
@@ -100,11 +104,14 @@ public struct ScriptLoader {
     self.vocabulary = vocabulary
   }
 
-  /// Loads a top-level script. `overrides` are the `-e KEY=VALUE` variables.
+  /// Loads a top-level script. `overrides` are the `-e KEY=VALUE` variables; its
+  /// sub-scripts lie in `scriptsRoot`, or by default in the script's folder, or below.
   public static func load(
-    path: String, vocabulary: ScriptVocabulary, overrides: [String: String] = [:]
+    path: String, vocabulary: ScriptVocabulary, overrides: [String: String] = [:], scriptsRoot: String? = nil
   ) -> Result<Script, ScriptLoadFailure> {
     var loader = ScriptLoader(vocabulary: vocabulary)
+    let folder = directory(of: path)
+    loader.scriptsRoot = loader.canonical(scriptsRoot ?? (folder.isEmpty ? "." : folder))
     let script = loader.loadTopLevel(path: path, overrides: overrides)
     if let script, loader.problems.isEmpty { return .success(script) }
     // A sub-script run from several steps reports its problems once.
@@ -521,9 +528,20 @@ public struct ScriptLoader {
       report(node.position, "run: the file name '\(clipped(file))' holds \(control)")
       return nil
     }
+    guard Self.isScriptName(file) else {
+      report(node.position, "run: '\(clipped(file))' is not a script (a sub-script is a .yaml or .yml file)")
+      return nil
+    }
     let path = file.hasPrefix("/") ? file : (directory as NSString).appendingPathComponent(file)
     let normalized = (path as NSString).standardizingPath
     let key = canonical(normalized)
+    guard scriptsRoot == "/" || key == scriptsRoot || key.hasPrefix(scriptsRoot + "/") else {
+      report(
+        node.position,
+        "run: '\(clipped(file))' is outside \(scriptsRoot), the folder sub-scripts are run from (--scripts-root names another)"
+      )
+      return nil
+    }
     if runStack.contains(key) {
       report(
         node.position,
@@ -533,6 +551,12 @@ public struct ScriptLoader {
     }
     guard FileManager.default.fileExists(atPath: normalized) else {
       report(node.position, "no script file '\(clipped(file))' (looked for \(normalized))")
+      return nil
+    }
+    // A link named a.yaml may lead to a device, a FIFO (a read that never ends) or a
+    // file that is no script.
+    guard Self.isScriptName(key), Self.isRegularFile(key) else {
+      report(node.position, "run: '\(clipped(file))' is not a script file (it leads to \(key))")
       return nil
     }
     guard runStack.count < Self.maxRunDepth else {
@@ -1060,7 +1084,14 @@ public struct ScriptLoader {
     return items.compactMap { string($0, what) }
   }
 
-  private func directory(of path: String) -> String { (path as NSString).deletingLastPathComponent }
+  private func directory(of path: String) -> String { Self.directory(of: path) }
+  private static func directory(of path: String) -> String { (path as NSString).deletingLastPathComponent }
+
+  static func isScriptName(_ name: String) -> Bool { name.hasSuffix(".yaml") || name.hasSuffix(".yml") }
+
+  static func isRegularFile(_ path: String) -> Bool {
+    (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeRegular
+  }
 
   /// The file's absolute path with symbolic links and `..` resolved (one `realpath` call;
   /// Foundation's URL methods look at each component in turn), for telling files apart.

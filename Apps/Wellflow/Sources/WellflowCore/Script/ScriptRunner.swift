@@ -457,6 +457,7 @@ public final class ScriptRunner {
     if push.failed > 0 { parts.append("refused \(push.failed)") }
     if push.retrying + push.untried > 0 { parts.append("waiting \(push.retrying + push.untried)") }
     if result.pulled > 0 { parts.append("pulled \(result.pulled)") }
+    if result.pullSkippedCount > 0 { parts.append("skipped \(result.pullSkippedCount)") }
     switch push.stop {
     case .offline: parts.append("offline")
     case .backendUnavailable(let reason): parts.append(reason)
