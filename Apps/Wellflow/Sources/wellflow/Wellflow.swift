@@ -437,9 +437,7 @@ extension ExportConfiguration.Format: ExpressibleByArgument {}
 /// The settings `serve` and `token` share when none are given, for local use only.
 struct Serve: AsyncParsableCommand {
   /// A request's log line on standard output.
-  static let printLine: @Sendable (String) -> Void = { line in
-    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
-  }
+  static let printLine: @Sendable (String) -> Void = { line in StandardStreams.out(line + "\n") }
 
   static let configuration = CommandConfiguration(
     commandName: "serve",
