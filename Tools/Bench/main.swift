@@ -7,7 +7,7 @@ import Foundation
 //
 // Usage: swift run -c release wellflow-bench [NAME…] [--quick] [--scale X]
 //   (Tools/bench.sh builds both release products first, which `process` and `sync` need.)
-let usage = "usage: wellflow-bench [onboarding|process|mood|sync|experiments …] [--quick] [--scale X]"
+let usage = "usage: wellflow-bench [onboarding|process|mood|sync|experiments|memory …] [--quick] [--scale X]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 var settings = Settings(quick: false, scale: 1, locations: Locations.find())
 var names: [String] = []
@@ -32,7 +32,7 @@ while index < arguments.count {
     index += 1
   }
 }
-let all = ["onboarding", "process", "mood", "sync", "experiments"]
+let all = ["onboarding", "process", "mood", "sync", "experiments", "memory"]
 let unknown = names.filter { !all.contains($0) }
 guard unknown.isEmpty else {
   progress(
@@ -64,6 +64,7 @@ for name in names.isEmpty ? all : names {
     case "mood": try await MoodBenchmark.run(settings, report)
     case "sync": try await SyncBenchmark.run(settings, report)
     case "experiments": try ExperimentsBenchmark.run(settings, report)
+    case "memory": try MemoryBenchmark.run(settings, report)
     default: break
     }
   } catch {
