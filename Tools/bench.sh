@@ -6,6 +6,7 @@
 #   Tools/bench.sh --quick              a smoke run with small N
 #   Tools/bench.sh mood sync --scale 2  some figures, bigger N
 #   Tools/bench.sh reminders            figure 8 alone: a hundred years of daily reminders
+#   Tools/bench.sh memory               figure 9 alone: peak memory of wellflow run by output
 set -eu
 cd "$(dirname "$0")/.."
 swift build -c release --product wellflow >&2

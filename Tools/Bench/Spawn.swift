@@ -9,6 +9,8 @@ struct ChildProcess {
     var wall: Double
     /// User + system CPU seconds of the child (wait4's rusage).
     var cpu: Double
+    /// The child's peak resident set, in megabytes (wait4's ru_maxrss, kilobytes on Linux).
+    var peakMegabytes: Double = 0
     var exitedNormally: Bool { status & 0x7f == 0 }
     var exitCode: Int32 { (status >> 8) & 0xff }
   }
@@ -86,7 +88,9 @@ struct ChildProcess {
     while wait4(pid, &status, 0, &usage) < 0 {
       guard errno == EINTR else { throw BenchmarkError("wait4 failed: errno \(errno)") }
     }
-    return Usage(status: status, wall: seconds(ContinuousClock.now - started), cpu: Self.cpu(usage))
+    return Usage(
+      status: status, wall: seconds(ContinuousClock.now - started), cpu: Self.cpu(usage),
+      peakMegabytes: Double(usage.ru_maxrss) / 1024)
   }
 
   /// Asks the child to stop (SIGINT, as Ctrl-C would), then kills it if it has not

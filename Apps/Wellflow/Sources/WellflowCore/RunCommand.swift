@@ -68,6 +68,12 @@ public enum RunCommand {
   public static let maxUsers = 1_000_000
 
   public static func execute(_ configuration: RunConfiguration, console: Console = .standard) async -> Int32 {
+    await execute(configuration, console: console, afterEachRun: nil)
+  }
+
+  static func execute(
+    _ configuration: RunConfiguration, console: Console, afterEachRun: ((RunMemory) -> Void)?
+  ) async -> Int32 {
     // Messages quote what the command line and the files said: shown, never acted on.
     func usage(_ message: String) -> Int32 {
       console.err("error: \(terminalSafe(message))")
@@ -192,35 +198,56 @@ public enum RunCommand {
         return usage("\(error)")
       }
     }
+    let showsTranscript = configuration.format == .text && !configuration.quiet
+    // Each output keeps only what it needs: the HTML report the runs it draws, JSON and
+    // JUnit each run's text (spooled to a file when large), the rest counts.
     let runner = ScriptRunner(
       registry: registry,
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
         analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? [],
         growthBook: payload, backend: backend, capturesScreens: configuration.htmlPath != nil,
+        keepsSteps: configuration.format == .json || configuration.junitPath != nil
+          || configuration.htmlPath != nil,
         locale: configuration.locale, seed: configuration.seed))
+    let transcript = showsTranscript ? TranscriptStream(console: console) : nil
+    if let transcript { runner.onStep = { transcript.step($0) } }
+    var html = configuration.htmlPath.map { _ in RunHTMLReport.Builder() }
+    let json = configuration.format == .json ? Spool() : nil
+    let junit = configuration.junitPath != nil ? Spool() : nil
+    let encoder = TranscriptFormatter.encoder()
+    var runs = 0
+    var failures: [(name: String, headline: String)] = []
+    // A spool that cannot write (the temporary folder full) fails its report at the end.
+    var spoolError: (json: (any Error)?, junit: (any Error)?) = (nil, nil)
 
-    let users: [String?] = configuration.users.map { count in (1...count).map { "user-\($0)" } } ?? [nil]
     let started = ContinuousClock.now
-    var results: [ScriptResult] = []
-    var passingWithScreens = 0
     for script in selected {
-      for user in users {
-        var result = await runner.run(script, as: user)
-        // The HTML report draws the screens of failures and of the first passing runs
-        // only; the others' screens are dropped now rather than held for every user.
-        if result.passed, configuration.htmlPath != nil {
-          if passingWithScreens < RunHTMLReport.passingRunsWithScreens {
-            passingWithScreens += 1
-          } else {
-            for index in result.steps.indices { result.steps[index].screenAfter = nil }
-          }
-        }
-        results.append(result)
-        if configuration.format == .text, !configuration.quiet {
-          console.out(TranscriptFormatter.text(result))
-        }
+      // Each user's id made as its run starts: a million users are not a million names held.
+      for index in 1...(configuration.users ?? 1) {
+        let user = configuration.users == nil ? nil : "user-\(index)"
+        // Screens cost time and memory: only a run the report may still draw keeps them.
+        if let html { runner.options.capturesScreens = html.drawsNext }
+        transcript?.begin(name: script.name, file: script.file, user: user ?? script.user)
+        let result = await runner.run(script, as: user)
+        transcript?.end(result)
         if !result.passed { console.err(TranscriptFormatter.failure(result)) }
+        if let failure = result.failure { failures.append((result.name, failure.headline)) }
+        if let json, spoolError.json == nil {
+          do {
+            try json.append(TranscriptFormatter.jsonScript(result, first: runs == 0, encoder: encoder))
+          } catch { spoolError.json = error }
+        }
+        if let junit, spoolError.junit == nil {
+          do { try junit.append(JUnitReport.testcase(result)) } catch { spoolError.junit = error }
+        }
+        runs += 1
+        html?.add(result)
+        afterEachRun?(
+          RunMemory(
+            runs: runs, heldRuns: html?.retained.runs ?? 0,
+            heldSteps: (html?.retained.steps ?? 0) + runner.retainedSteps, heldRows: html?.retained.rows ?? 0,
+            spooledInMemory: [json, junit].compactMap { $0 }.allSatisfy(\.isInMemory)))
         // Events that cannot be written make the run's data incomplete: it stops here.
         if let failure = eventsFile?.failure { return usage(failure.description) }
       }
@@ -228,26 +255,89 @@ public enum RunCommand {
     let elapsed = ContinuousClock.now - started
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     switch configuration.format {
-    case .text: console.out(TranscriptFormatter.summary(results, seconds: seconds))
-    case .json: console.out(TranscriptFormatter.json(results, seconds: seconds))
+    case .text: console.out(TranscriptFormatter.summary(runs: runs, failures: failures, seconds: seconds))
+    case .json:
+      do {
+        if let error = spoolError.json { throw error }
+        try SpooledReport.print(
+          head: TranscriptFormatter.jsonHead(
+            passed: runs - failures.count, failed: failures.count, seconds: seconds),
+          body: json!, tail: TranscriptFormatter.jsonTail, to: console.out)
+      } catch {
+        console.err("error: cannot write the JSON document: \(error.localizedDescription)")
+        return 2
+      }
     }
     if let junitPath = configuration.junitPath {
       do {
-        try Data(JUnitReport.xml(results, seconds: seconds).utf8).write(to: URL(fileURLWithPath: junitPath))
+        if let error = spoolError.junit { throw error }
+        try SpooledReport.write(
+          head: JUnitReport.head(tests: runs, failures: failures.count, seconds: seconds), body: junit!,
+          tail: JUnitReport.tail, to: junitPath)
       } catch {
         console.err("error: cannot write the JUnit report to '\(junitPath)': \(error.localizedDescription)")
         return 2
       }
     }
-    if let htmlPath = configuration.htmlPath {
+    if let htmlPath = configuration.htmlPath, let html {
       do {
-        try Data(RunHTMLReport.html(results, seconds: seconds).utf8).write(to: URL(fileURLWithPath: htmlPath))
+        try Data(html.html(seconds: seconds).utf8).write(to: URL(fileURLWithPath: htmlPath))
       } catch {
         console.err("error: cannot write the HTML report to '\(htmlPath)': \(error.localizedDescription)")
         return 2
       }
     }
-    return results.allSatisfy(\.passed) ? 0 : 1
+    return failures.isEmpty ? 0 : 1
+  }
+
+  /// What a run holds after each script run ends, for tests of its memory: the runs and
+  /// steps the outputs keep, the rows of the HTML tables, and whether the spooled JSON
+  /// and JUnit are still in memory.
+  struct RunMemory: Sendable {
+    var runs: Int
+    var heldRuns: Int
+    var heldSteps: Int
+    var heldRows: Int
+    var spooledInMemory: Bool
+  }
+
+  /// The transcript printed as a run goes: its lines are gathered and printed in pieces
+  /// of whole lines, each run's last piece when it ends, so a run of millions of steps
+  /// holds at most a piece.
+  final class TranscriptStream {
+    static let pieceLimit = 1 << 16
+    private let console: Console
+    private var pending = ""
+    private var steps = 0
+
+    init(console: Console) { self.console = console }
+
+    func begin(name: String, file: String, user: String) {
+      steps = 0
+      add(TranscriptFormatter.header(name: name, file: file, user: user))
+    }
+
+    func step(_ step: StepResult) {
+      steps += 1
+      add(TranscriptFormatter.line(step))
+      if pending.utf8.count >= Self.pieceLimit { flush() }
+    }
+
+    func end(_ result: ScriptResult) {
+      add(TranscriptFormatter.footer(passed: result.passed, steps: steps, seconds: result.durationSeconds))
+      flush()
+    }
+
+    private func add(_ line: String) {
+      if !pending.isEmpty { pending += "\n" }
+      pending += line
+    }
+
+    private func flush() {
+      guard !pending.isEmpty else { return }
+      console.out(pending)
+      pending = ""
+    }
   }
 
   struct PathError: Error, CustomStringConvertible {

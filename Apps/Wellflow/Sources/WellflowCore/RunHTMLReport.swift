@@ -2,47 +2,147 @@ import FlowHTML
 import FlowKit
 import Foundation
 
-/// `wellflow run --html FILE`: one self-contained page with the totals, then every
-/// failing script run (its `file:line:column` message and the screen it failed on),
-/// then the passing ones; each step with its status, position, duration and the
-/// screen after it. Typed text shows as its length.
+/// `wellflow run --html FILE`: one self-contained page with the totals, then the
+/// failing script runs (their `file:line:column` message and the screen they failed on),
+/// then the passing ones; each step with its status, position, duration and the screen
+/// after it. Typed text shows as its length. The page is bounded whatever the population:
+/// the first failures and the first passing runs are drawn, the others are a table of
+/// names and durations.
 public enum RunHTMLReport {
-  /// Passing runs drawn with their screens; further ones list their steps only, so a
-  /// run of many users stays a page a browser opens.
+  /// Passing runs drawn with their screens; further ones are rows of a table, so a run
+  /// of many users stays a page a browser opens.
   public static let passingRunsWithScreens = 50
+  /// Failing runs drawn with their screens; further ones are rows of their own table.
+  public static let failingRunsDrawn = 50
+  /// Rows of each table; the runs past them are counted only, so the page stays under
+  /// a few megabytes for a million users.
+  public static let listedRunsLimit = 10_000
 
   public static func html(_ results: [ScriptResult], seconds: Double) -> String {
-    let failed = results.filter { !$0.passed }
-    let passed = results.filter(\.passed)
-    var body = "<main class=\"wr\">"
-    body += "<header><h1>wellflow run</h1>"
-    body +=
-      "<p class=\"wr-totals\" data-failed=\"\(failed.count)\" data-passed=\"\(passed.count)\"><b>\(results.count)</b> script run\(results.count == 1 ? "" : "s"): "
-    body +=
-      "<span class=\"wr-pass\">\(passed.count) passed</span>, <span class=\"\(failed.isEmpty ? "wr-pass" : "wr-fail")\">\(failed.count) failed</span>"
-    body += " · \(milliseconds(seconds))</p></header>"
-    if !failed.isEmpty {
-      body += "<section id=\"failures\"><h2>Failures (\(failed.count))</h2>"
-      for (index, result) in failed.enumerated() {
-        body += run(result, id: "failure-\(index + 1)", showsScreens: true)
-      }
-      body += "</section>"
+    var report = Builder()
+    for result in results { report.add(result) }
+    return report.html(seconds: seconds)
+  }
+
+  /// A run not drawn: a row of a table.
+  struct Row {
+    var name: String
+    var file: String
+    var user: String
+    var steps: Int
+    var durationSeconds: Double
+    var headline: String?
+  }
+
+  /// The report as runs end: it keeps the runs it draws and rows for the others (up to
+  /// `listedRunsLimit`), never every run.
+  public struct Builder {
+    private(set) var drawnFailures: [ScriptResult] = []
+    private(set) var drawnPassing: [ScriptResult] = []
+    private var failedRows: [Row] = []
+    private var passedRows: [Row] = []
+    private(set) var failed = 0
+    private(set) var passed = 0
+
+    public init() {}
+
+    /// Whether the next run may be drawn, so its screens are worth keeping.
+    public var drawsNext: Bool {
+      drawnFailures.count < failingRunsDrawn || drawnPassing.count < passingRunsWithScreens
     }
-    if !passed.isEmpty {
-      body += "<section id=\"passed\"><h2>Passed (\(passed.count))</h2>"
-      for (index, result) in passed.enumerated() {
-        body += run(result, id: "run-\(index + 1)", showsScreens: index < passingRunsWithScreens)
-      }
-      if passed.count > passingRunsWithScreens {
-        body +=
-          "<p class=\"wr-note\">Screens are drawn for the first \(passingRunsWithScreens) passing runs; the other \(passed.count - passingRunsWithScreens) list their steps only.</p>"
-      }
-      body += "</section>"
+
+    /// Runs and steps held (what the report costs in memory), for tests.
+    var retained: (runs: Int, steps: Int, rows: Int) {
+      (
+        drawnFailures.count + drawnPassing.count,
+        (drawnFailures + drawnPassing).reduce(0) { $0 + $1.steps.count },
+        failedRows.count + passedRows.count
+      )
     }
-    body += "</main>"
-    let title =
-      failed.isEmpty ? "wellflow run: \(passed.count) passed" : "wellflow run: \(failed.count) failed"
-    return ScreenHTML.document(title: title, body: body, extraStyle: style)
+
+    public mutating func add(_ result: ScriptResult) {
+      if result.passed {
+        passed += 1
+        if drawnPassing.count < passingRunsWithScreens {
+          drawnPassing.append(result)
+        } else if passedRows.count < listedRunsLimit {
+          passedRows.append(Self.row(result))
+        }
+      } else {
+        failed += 1
+        if drawnFailures.count < failingRunsDrawn {
+          drawnFailures.append(result)
+        } else if failedRows.count < listedRunsLimit {
+          failedRows.append(Self.row(result))
+        }
+      }
+    }
+
+    private static func row(_ result: ScriptResult) -> Row {
+      Row(
+        name: result.name, file: result.file, user: result.user, steps: result.steps.count,
+        durationSeconds: result.durationSeconds, headline: result.failure?.headline)
+    }
+
+    public func html(seconds: Double) -> String {
+      let total = failed + passed
+      var body = "<main class=\"wr\">"
+      body += "<header><h1>wellflow run</h1>"
+      body +=
+        "<p class=\"wr-totals\" data-failed=\"\(failed)\" data-passed=\"\(passed)\"><b>\(total)</b> script run\(total == 1 ? "" : "s"): "
+      body +=
+        "<span class=\"wr-pass\">\(passed) passed</span>, <span class=\"\(failed == 0 ? "wr-pass" : "wr-fail")\">\(failed) failed</span>"
+      body += " · \(milliseconds(seconds))</p></header>"
+      if failed > 0 {
+        body += "<section id=\"failures\"><h2>Failures (\(failed))</h2>"
+        for (index, result) in drawnFailures.enumerated() {
+          body += run(result, id: "failure-\(index + 1)", showsScreens: true)
+        }
+        if failed > drawnFailures.count {
+          body +=
+            "<p class=\"wr-note\">The first \(drawnFailures.count) failing runs are drawn; the other \(failed - drawnFailures.count) are listed here.</p>"
+          body += table(
+            failedRows, id: "failures-listed", unlisted: failed - drawnFailures.count - failedRows.count)
+        }
+        body += "</section>"
+      }
+      if passed > 0 {
+        body += "<section id=\"passed\"><h2>Passed (\(passed))</h2>"
+        for (index, result) in drawnPassing.enumerated() {
+          body += run(result, id: "run-\(index + 1)", showsScreens: true)
+        }
+        if passed > drawnPassing.count {
+          body +=
+            "<p class=\"wr-note\">The first \(drawnPassing.count) passing runs are drawn; the other \(passed - drawnPassing.count) are listed here.</p>"
+          body += table(
+            passedRows, id: "passed-listed", unlisted: passed - drawnPassing.count - passedRows.count)
+        }
+        body += "</section>"
+      }
+      body += "</main>"
+      let title = failed == 0 ? "wellflow run: \(passed) passed" : "wellflow run: \(failed) failed"
+      return ScreenHTML.document(title: title, body: body, extraStyle: style)
+    }
+  }
+
+  /// Runs not drawn, one row each: name, file and user, steps, duration (and for a
+  /// failure its message); past `listedRunsLimit` a count.
+  private static func table(_ rows: [Row], id: String, unlisted: Int) -> String {
+    let e = ScreenHTML.escape
+    let failures = rows.contains { $0.headline != nil }
+    var html = "<table class=\"wr-table\" id=\"\(id)\"><thead><tr><th>Script</th><th>File (user)</th>"
+    html += "<th>Steps</th><th>Duration</th>\(failures ? "<th>Failure</th>" : "")</tr></thead><tbody>"
+    for row in rows {
+      html +=
+        "<tr><td>\(e(row.name))</td><td class=\"wr-file\">\(e(row.file)) (\(e(row.user)))</td><td>\(row.steps)</td><td class=\"wr-duration\">\(milliseconds(row.durationSeconds))</td>"
+      if failures { html += "<td>\(e(row.headline ?? ""))</td>" }
+      html += "</tr>"
+    }
+    html += "</tbody></table>"
+    if unlisted > 0 {
+      html += "<p class=\"wr-note\">\(unlisted) more run\(unlisted == 1 ? "" : "s") not listed.</p>"
+    }
+    return html
   }
 
   private static func run(_ result: ScriptResult, id: String, showsScreens: Bool) -> String {
@@ -123,5 +223,7 @@ public enum RunHTMLReport {
     .wr-shot > summary { font-size: 12px; color: #4f46e5; cursor: pointer; margin-left: 68px; }
     .wr-shot .wf-small { margin: 6px 0 0 68px; }
     .wr-note { color: #6b7080; }
+    .wr-table { border-collapse: collapse; width: 100%; font-size: 13px; background: #fff; }
+    .wr-table th, .wr-table td { border-top: 1px solid #eef0f5; padding: 3px 8px; text-align: left; }
     """
 }

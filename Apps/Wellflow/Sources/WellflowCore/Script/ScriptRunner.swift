@@ -68,6 +68,9 @@ public final class ScriptRunner {
     public var backend: BackendChoice
     /// Keep the screen after each step in its result (for an HTML report).
     public var capturesScreens: Bool
+    /// Keep each step in the result; without it the steps go to `onStep` only and the
+    /// result's are empty, so a run of millions of steps holds none of them.
+    public var keepsSteps: Bool
     /// The language of scripts that name none (`--locale`); nil is English.
     public var locale: String?
     /// `--seed`: with the user id, draws each `maybe:` step.
@@ -77,9 +80,10 @@ public final class ScriptRunner {
       dataDirectory: URL? = nil, analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
       storage: AppSession.StorageMode = .sqlite, experiments: [FlowExperiment] = [],
       growthBook: GrowthBookPayload? = nil, backend: BackendChoice = .embedded, capturesScreens: Bool = false,
-      locale: String? = nil, seed: UInt64 = 0
+      keepsSteps: Bool = true, locale: String? = nil, seed: UInt64 = 0
     ) {
       self.capturesScreens = capturesScreens
+      self.keepsSteps = keepsSteps
       self.locale = locale
       self.dataDirectory = dataDirectory
       self.analytics = analytics
@@ -97,11 +101,16 @@ public final class ScriptRunner {
   }
 
   public let registry: FlowRegistry
-  public let options: Options
+  /// Read at the start of each run, so a caller may change them between runs.
+  public var options: Options
+  /// Called with each step as it ends, for output that is printed as a run goes.
+  public var onStep: ((StepResult) -> Void)?
   /// Runs without a data directory keep no files.
   private static let noDirectory = URL(fileURLWithPath: "/dev/null")
   private var session: AppSession!
   private var steps: [StepResult] = []
+  /// The steps of the current run held for its result (none without `keepsSteps`).
+  var retainedSteps: Int { steps.count }
   /// `maybe` steps drawn so far in this run (a `maybe` in a `repeat` draws each round).
   private var maybeDraws = 0
   /// Stamps this run's events at a person's pace; think times drawn so far.
@@ -171,8 +180,11 @@ public final class ScriptRunner {
     self.pace = nil
     if let embedded, embedded.wasStarted { await embedded.stop() }
     let elapsed = ContinuousClock.now - started
+    // The result holds the steps from here: the runner keeps none between runs.
+    let kept = steps
+    steps = []
     return ScriptResult(
-      name: script.name, file: script.file, user: user, tags: script.tags, steps: steps, failure: failure,
+      name: script.name, file: script.file, user: user, tags: script.tags, steps: kept, failure: failure,
       durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
   }
 
@@ -361,12 +373,13 @@ public final class ScriptRunner {
     message: String? = nil
   ) {
     let elapsed = ContinuousClock.now - started
-    steps.append(
-      StepResult(
-        position: step.position, summary: step.summary, label: step.label, status: status,
-        screen: host?.screenID ?? "none", message: message, depth: depth,
-        durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
-        screenAfter: options.capturesScreens ? host?.screen : nil))
+    let result = StepResult(
+      position: step.position, summary: step.summary, label: step.label, status: status,
+      screen: host?.screenID ?? "none", message: message, depth: depth,
+      durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+      screenAfter: options.capturesScreens ? host?.screen : nil)
+    onStep?(result)
+    if options.keepsSteps { steps.append(result) }
   }
 
   /// nil when the condition holds, else what was there instead.
