@@ -109,6 +109,19 @@ struct OutputFailureTests {
     #expect(html.errText == "error: cannot write the HTML report to '/dev/full': No space left on device\n")
   }
 
+  /// `run --junit` and `--html` go through the same writer as everything else.
+  @Test func runReportsOnAFullDiskAreExit2WithTheReason() throws {
+    for (option, what) in [("--junit", "the JUnit report"), ("--html", "the HTML report")] {
+      let result = try Self.toNowhere([
+        "run", "\(Self.scripts)/onboarding-standard.yaml", option, "/dev/full",
+      ])
+      #expect(result.status == 2, "\(option)")
+      #expect(
+        result.errText == "error: cannot write \(what) to '/dev/full': No space left on device\n", "\(option)"
+      )
+    }
+  }
+
   @Test func eventsOnAFullDiskStopTheRunWithTheReason() throws {
     for extra in [[], ["--append"]] {
       let finished = try Self.toNowhere(

@@ -220,7 +220,7 @@ struct RunMemoryTests {
       let file = workspace.path("junit-\(limit).xml")
       try SpooledReport.write(
         head: JUnitReport.head(tests: 7, failures: 1, seconds: 1.25), body: junit, tail: JUnitReport.tail,
-        to: file)
+        to: file, as: "the JUnit report")
       #expect(try String(contentsOfFile: file, encoding: .utf8) == JUnitReport.xml(results, seconds: 1.25))
     }
   }

@@ -43,6 +43,10 @@ public struct OutputFile: Sendable {
     if let code = text.withUTF8({ writeAll(UnsafeRawBufferPointer($0)) }) { throw failure(code) }
   }
 
+  public func write(_ data: Data) throws(WriteFailure) {
+    if let code = data.withUnsafeBytes({ writeAll($0) }) { throw failure(code) }
+  }
+
   private func failure(_ code: Int32) -> WriteFailure {
     WriteFailure(target: target, reason: String(cString: strerror(code)), code: code)
   }

@@ -273,7 +273,10 @@ public enum RunCommand {
         if let error = spoolError.junit { throw error }
         try SpooledReport.write(
           head: JUnitReport.head(tests: runs, failures: failures.count, seconds: seconds), body: junit!,
-          tail: JUnitReport.tail, to: junitPath)
+          tail: JUnitReport.tail, to: junitPath, as: "the JUnit report")
+      } catch let failure as WriteFailure {
+        console.err("error: \(failure)")
+        return 2
       } catch {
         console.err("error: cannot write the JUnit report to '\(junitPath)': \(error.localizedDescription)")
         return 2
@@ -281,9 +284,9 @@ public enum RunCommand {
     }
     if let htmlPath = configuration.htmlPath, let html {
       do {
-        try Data(html.html(seconds: seconds).utf8).write(to: URL(fileURLWithPath: htmlPath))
+        try OutputFile.write(html.html(seconds: seconds), toFile: htmlPath, as: "the HTML report")
       } catch {
-        console.err("error: cannot write the HTML report to '\(htmlPath)': \(error.localizedDescription)")
+        console.err("error: \(error)")
         return 2
       }
     }

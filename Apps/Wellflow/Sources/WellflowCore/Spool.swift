@@ -61,18 +61,16 @@ final class Spool {
 /// memory is written as one piece, as reports always were; a large one is copied a piece
 /// at a time. Reports go through here so that their writing has one place.
 enum SpooledReport {
-  static func write(head: String, body: Spool, tail: String, to path: String) throws {
-    let url = URL(fileURLWithPath: path)
+  static func write(head: String, body: Spool, tail: String, to path: String, as what: String) throws {
+    let file = try OutputFile.open(path, as: what)
+    defer { file.close() }
     if let text = body.text {
-      try Data((head + text + tail).utf8).write(to: url)
+      try file.write(head + text + tail)
       return
     }
-    try Data(head.utf8).write(to: url)
-    let handle = try FileHandle(forWritingTo: url)
-    defer { try? handle.close() }
-    try handle.seekToEnd()
-    try body.forEachPiece { try handle.write(contentsOf: $0) }
-    try handle.write(contentsOf: Data(tail.utf8))
+    try file.write(head)
+    try body.forEachPiece { try file.write($0) }
+    try file.write(tail)
   }
 
   /// The same through `line`, which ends each piece with a newline: each piece given is
