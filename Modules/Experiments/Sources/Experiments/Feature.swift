@@ -156,42 +156,6 @@ extension GrowthBook {
   /// feature may name several, and a shared one is evaluated again on every path to it.
   public static let maxPrerequisiteVisits = 10_000
 
-  /// How many prerequisite evaluations evaluating each feature makes when every rule is
-  /// reached (an upper bound: a failed prerequisite skips the rest of its rule), counted
-  /// without recursion and without evaluating. A cycle is followed once around, as
-  /// evaluation does; counts are capped just past `maxPrerequisiteVisits`.
-  public static func prerequisiteVisits(_ features: [String: Feature]) -> [String: Int] {
-    let cap = maxPrerequisiteVisits + 1
-    func parents(_ id: String) -> [String] {
-      (features[id]?.rules ?? []).flatMap { $0.parentConditions ?? [] }.map(\.id)
-    }
-    var visits: [String: Int] = [:]
-    var onPath: Set<String> = []
-    for root in features.keys.sorted() where visits[root] == nil {
-      var path: [(id: String, parents: [String], index: Int)] = [(root, parents(root), 0)]
-      onPath.insert(root)
-      while let top = path.last {
-        if top.index < top.parents.count {
-          let parent = top.parents[top.index]
-          path[path.count - 1].index += 1
-          if visits[parent] == nil, !onPath.contains(parent), features[parent] != nil {
-            onPath.insert(parent)
-            path.append((parent, parents(parent), 0))
-          }
-          continue
-        }
-        var total = 0
-        for parent in top.parents {
-          total = min(cap, total + 1 + (onPath.contains(parent) ? 0 : visits[parent] ?? 0))
-        }
-        visits[top.id] = total
-        onPath.remove(top.id)
-        path.removeLast()
-      }
-    }
-    return visits
-  }
-
   /// The longest chain of prerequisites among `features`, as `[feature, its prerequisite,
   /// …]`, and its length in links (the first feature by name among equals; empty and 0 when
   /// no feature has prerequisites). A missing feature ends a chain and a cycle is followed
@@ -200,41 +164,15 @@ extension GrowthBook {
   public static func longestPrerequisiteChain(_ features: [String: Feature]) -> (
     chain: [String], links: Int
   ) {
-    func parents(_ id: String) -> [String] {
-      var seen: Set<String> = []
-      return (features[id]?.rules ?? []).flatMap { $0.parentConditions ?? [] }.map(\.id)
-        .filter { seen.insert($0).inserted }
-    }
     // The next feature on each one's longest chain, and that chain's length in links.
     var next: [String: String] = [:]
-    var length: [String: Int] = [:]
-    var onPath: Set<String> = []
-    for root in features.keys.sorted() where length[root] == nil {
-      var path: [(id: String, parents: [String], index: Int)] = [(root, parents(root), 0)]
-      onPath.insert(root)
-      while let top = path.last {
-        if top.index < top.parents.count {
-          let parent = top.parents[top.index]
-          path[path.count - 1].index += 1
-          // A parent on the path closes a cycle, which evaluation stops at.
-          if length[parent] == nil, !onPath.contains(parent), features[parent] != nil {
-            onPath.insert(parent)
-            path.append((parent, parents(parent), 0))
-          }
-          continue
-        }
-        var best = 0
-        for parent in top.parents {
-          let candidate = 1 + (onPath.contains(parent) ? 0 : length[parent] ?? 0)
-          if candidate > best {
-            best = candidate
-            next[top.id] = parent
-          }
-        }
-        length[top.id] = best
-        onPath.remove(top.id)
-        path.removeLast()
+    let length: [String: Int] = foldPrerequisites(features, distinct: true) { id, parents in
+      var best = 0
+      for parent in parents where 1 + (parent.value ?? 0) > best {
+        best = 1 + (parent.value ?? 0)
+        next[id] = parent.id
       }
+      return best
     }
     let deepest = length.filter { $0.value > 0 }.min { ($1.value, $0.key) < ($0.value, $1.key) }
     guard let start = deepest?.key, let links = deepest?.value else { return ([], 0) }
@@ -245,6 +183,55 @@ extension GrowthBook {
       guard seen.insert(parent).inserted else { break }
     }
     return (chain, links)
+  }
+
+  /// How many prerequisite evaluations evaluating each feature makes when every rule is
+  /// reached (an upper bound: a failed prerequisite skips the rest of its rule), counted
+  /// without recursion and without evaluating. A cycle is followed once around, as
+  /// evaluation does; counts are capped just past `maxPrerequisiteVisits`.
+  public static func prerequisiteVisits(_ features: [String: Feature]) -> [String: Int] {
+    let cap = maxPrerequisiteVisits + 1
+    return foldPrerequisites(features, distinct: false) { _, parents -> Int in
+      parents.reduce(0) { total, parent in min(cap, total + 1 + (parent.value ?? 0)) }
+    }
+  }
+
+  /// A value for every feature, computed after its prerequisites' values (depth first,
+  /// without recursion, features in name order): `combine` gets the feature's
+  /// prerequisites (each once when `distinct`) with their values, nil for a missing
+  /// feature or one on the current path (a cycle, which evaluation stops at).
+  static func foldPrerequisites<Value>(
+    _ features: [String: Feature], distinct: Bool,
+    _ combine: (_ id: String, _ parents: [(id: String, value: Value?)]) -> Value
+  ) -> [String: Value] {
+    func parents(_ id: String) -> [String] {
+      let all = (features[id]?.rules ?? []).flatMap { $0.parentConditions ?? [] }.map(\.id)
+      guard distinct else { return all }
+      var seen: Set<String> = []
+      return all.filter { seen.insert($0).inserted }
+    }
+    var values: [String: Value] = [:]
+    var onPath: Set<String> = []
+    for root in features.keys.sorted() where values[root] == nil {
+      var path: [(id: String, parents: [String], index: Int)] = [(root, parents(root), 0)]
+      onPath.insert(root)
+      while let top = path.last {
+        if top.index < top.parents.count {
+          let parent = top.parents[top.index]
+          path[path.count - 1].index += 1
+          if values[parent] == nil, !onPath.contains(parent), features[parent] != nil {
+            onPath.insert(parent)
+            path.append((parent, parents(parent), 0))
+          }
+          continue
+        }
+        values[top.id] = combine(
+          top.id, top.parents.map { ($0, onPath.contains($0) ? nil : values[$0]) })
+        onPath.remove(top.id)
+        path.removeLast()
+      }
+    }
+    return values
   }
 
   /// Runs `experiment` for the user in `context`, step by step as GrowthBook's SDKs do
