@@ -159,4 +159,21 @@ struct RemindersTests {
     await second.host.advanceClock(to: TestEnvironment.date("2026-03-02T20:00", in: world.clock.timeZone))
     #expect(try await second.query("notifications.delivered") == .number(1))
   }
+
+  /// The scheduler keeps the requests it decoded, but each read still compares the
+  /// stored text, so a change another scheduler over the same store made is seen.
+  @Test func aChangeMadeThroughAnotherSchedulerIsSeen() async throws {
+    let world = TestEnvironment(at: "2026-03-02T08:00", timeZone: "Europe/Berlin")
+    let deliveries = InMemoryDeliveredNotificationStore()
+    let first = LocalNotificationScheduler(store: world.store, deliveries: deliveries, clock: world.clock)
+    let second = LocalNotificationScheduler(store: world.store, deliveries: deliveries, clock: world.clock)
+    let evening = DailyNotificationRequest(id: "a", hour: 20, minute: 0, title: "t", body: "b")
+    try await first.scheduleDaily(evening)
+    #expect(try await first.scheduled() == [evening])
+    try await second.cancel(id: "a")
+    #expect(try await first.scheduled().isEmpty)
+    let morning = DailyNotificationRequest(id: "b", hour: 7, minute: 30, title: "t", body: "b")
+    try await second.scheduleDaily(morning)
+    #expect(try await first.scheduled() == [morning])
+  }
 }

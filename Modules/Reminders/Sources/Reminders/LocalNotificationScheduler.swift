@@ -27,6 +27,11 @@ public final class LocalNotificationScheduler: NotificationScheduler {
   private var timer: WorkTracker.TimerID?
   private var shouldDeliver: (@MainActor (DailyNotificationRequest, Date) async -> Bool)?
   private var didDeliver: (@MainActor (DeliveredNotification) -> Void)?
+  /// The requests as last read or written, with the stored text they came from: every
+  /// delivery reads the requests twice and writes them once, and decoding them each time
+  /// was most of a delivery's cost. The text is still read from the store each time, so a
+  /// change made by anyone else is seen.
+  private var decoded: (text: String, requests: [Stored])?
 
   public init(store: any KeyValueStore, deliveries: any DeliveredNotificationStore, clock: any FlowClock) {
     self.store = store
@@ -37,12 +42,12 @@ public final class LocalNotificationScheduler: NotificationScheduler {
   public func scheduleDaily(_ request: DailyNotificationRequest) async throws {
     var requests = try loadRequests().filter { $0.request.id != request.id }
     requests.append(Stored(request: request, after: clock.now))
-    try save(requests, forKey: Self.requestsKey)
+    try save(requests)
     arm()
   }
 
   public func cancel(id: String) async throws {
-    try save(try loadRequests().filter { $0.request.id != id }, forKey: Self.requestsKey)
+    try save(try loadRequests().filter { $0.request.id != id })
     arm()
   }
 
@@ -167,7 +172,7 @@ public final class LocalNotificationScheduler: NotificationScheduler {
     requests[index].after = date
     let request = requests[index].request
     do {
-      try save(requests, forKey: Self.requestsKey)
+      try save(requests)
       if await shouldDeliver?(request, date) ?? true {
         let notification = DeliveredNotification(id: id, date: date)
         try await deliveries.append(notification)
@@ -179,15 +184,18 @@ public final class LocalNotificationScheduler: NotificationScheduler {
     arm()
   }
 
-  private func loadRequests() throws -> [Stored] { try load(Self.requestsKey) }
-
-  private func load<T: Decodable>(_ key: String) throws -> [T] {
-    guard let text = try store.string(forKey: key) else { return [] }
-    return try Self.decoder.decode([T].self, from: Data(text.utf8))
+  private func loadRequests() throws -> [Stored] {
+    guard let text = try store.string(forKey: Self.requestsKey) else { return [] }
+    if let decoded, decoded.text == text { return decoded.requests }
+    let requests = try Self.decoder.decode([Stored].self, from: Data(text.utf8))
+    decoded = (text, requests)
+    return requests
   }
 
-  private func save<T: Encodable>(_ values: [T], forKey key: String) throws {
-    try store.set(String(decoding: try Self.encoder.encode(values), as: UTF8.self), forKey: key)
+  private func save(_ requests: [Stored]) throws {
+    let text = String(decoding: try Self.encoder.encode(requests), as: UTF8.self)
+    try store.set(text, forKey: Self.requestsKey)
+    decoded = (text, requests)
   }
 
   private static let encoder: JSONEncoder = {
