@@ -78,6 +78,17 @@ import Testing
     #expect(try await fixture.repository.dailyMood(userID: "alice", day: day("2026-01-06"))?.score == 6)
   }
 
+  @Test func whetherADayHasADailyMoodIsAskedOfTheIndexAlone() async throws {
+    let fixture = try SQLiteMoodFixture(now: "2026-01-07T09:00", zone: "Europe/Berlin")
+    try await fixture.log(6, at: "2026-01-05T09:00")
+    try await fixture.log(4, at: "2026-01-06T10:00", kind: .momentaryEmotion)
+    let repository = fixture.repository
+    #expect(try await repository.hasDailyMood(userID: "alice", day: day("2026-01-05")))
+    #expect(try await !repository.hasDailyMood(userID: "alice", day: day("2026-01-06")))
+    #expect(try await !repository.hasDailyMood(userID: "alice", day: day("2026-01-04")))
+    #expect(try await !repository.hasDailyMood(userID: "bob", day: day("2026-01-05")))
+  }
+
   @Test func historyStatisticsAndStreakComeFromTheDatabase() async throws {
     let fixture = try SQLiteMoodFixture(now: "2026-01-10T12:00", zone: "Europe/Berlin")
     try await fixture.log(3, at: "2026-01-03T23:59")  // outside 7 days

@@ -17,6 +17,8 @@ public protocol MoodRepository: Sendable {
   func entry(id: UUID, userID: String) async throws -> MoodEntry?
   /// Daily moods whose day lies in `days`, ascending by day.
   func dailyMoods(userID: String, days: ClosedRange<MoodDay>) async throws -> [MoodEntry]
+  /// Whether the user has a daily mood for `day` (asked once per day a reminder is due).
+  func hasDailyMood(userID: String, day: MoodDay) async throws -> Bool
   /// Entries with `interval.start <= date < interval.end`, ascending by date, then save order.
   func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry]
   /// What the entries list shows of `entries(userID:in:)`, in the same order.
@@ -58,6 +60,11 @@ extension MoodRepository {
 
   public func dailyMood(userID: String, day: MoodDay) async throws -> MoodEntry? {
     try await dailyMoods(userID: userID, days: day...day).first
+  }
+
+  /// The whole entry, looked for, for stores where reading less costs no less.
+  public func hasDailyMood(userID: String, day: MoodDay) async throws -> Bool {
+    try await dailyMood(userID: userID, day: day) != nil
   }
 }
 

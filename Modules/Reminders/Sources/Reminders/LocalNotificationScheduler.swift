@@ -146,10 +146,11 @@ public final class LocalNotificationScheduler: NotificationScheduler {
     return true
   }
 
-  private func arm() {
+  /// Arms the earliest next occurrence of `requests` (read from the store when nil).
+  private func arm(_ known: [Stored]? = nil) {
     if let timer { host?.work.cancelTimer(timer) }
     timer = nil
-    guard let host, let requests = try? loadRequests() else { return }
+    guard let host, let requests = known ?? (try? loadRequests()) else { return }
     var earliest: (id: String, date: Date)?
     for stored in requests {
       guard
@@ -173,15 +174,21 @@ public final class LocalNotificationScheduler: NotificationScheduler {
     let request = requests[index].request
     do {
       try save(requests)
+    } catch {
+      // The store failed: this occurrence is lost, the next one is still armed.
+      return arm()
+    }
+    do {
       if await shouldDeliver?(request, date) ?? true {
         let notification = DeliveredNotification(id: id, date: date)
         try await deliveries.append(notification)
         didDeliver?(notification)
       }
     } catch {
-      // The store failed: this occurrence is lost, the next one is still armed.
+      // As above: lost, and the next one is armed.
     }
-    arm()
+    // What was just saved, unless `scheduleDaily` or `cancel` ran while this awaited.
+    arm(decoded?.requests == requests ? requests : nil)
   }
 
   private func loadRequests() throws -> [Stored] {

@@ -126,8 +126,8 @@ public enum RemindersFeature: FlowFeature {
       shouldDeliver: { request, date in
         guard request.id == checkInReminder else { return true }
         guard let userID else { return false }
-        let mood = try? await moods.dailyMood(userID: userID, day: MoodDay(date, in: clock.calendar))
-        return mood == nil
+        let day = MoodDay(date, in: clock.calendar)
+        return (try? await moods.hasDailyMood(userID: userID, day: day)) != true
       },
       didDeliver: { [weak host] notification in
         host?.record(

@@ -78,6 +78,18 @@ public final class SQLiteMoodRepository: MoodRepository {
     }
   }
 
+  /// Read from the daily-mood index alone, with no row decoded: a year of reminders
+  /// asks this once a day.
+  public func hasDailyMood(userID: String, day: MoodDay) async throws -> Bool {
+    try await writer.reading { db in
+      try Bool.fetchOne(
+        db.cachedStatement(
+          sql:
+            "SELECT EXISTS (SELECT 1 FROM mood_entries WHERE user_id = ? AND kind = 'dailyMood' AND day = ?)"),
+        arguments: [userID, day.description]) ?? false
+    }
+  }
+
   public func entries(userID: String, in interval: DateInterval) async throws -> [MoodEntry] {
     try await writer.reading { db in
       try Self.entries(db, userID: userID, in: interval)
