@@ -64,7 +64,7 @@ public struct SQLiteDeliveredNotificationStore: DeliveredNotificationStore {
 
   public func append(_ notification: DeliveredNotification) async throws {
     let userID = userID
-    try await writer.writing { db in try Self.insert(notification, userID: userID, in: db) }
+    try await writer.oneStatement { db in try Self.insert(notification, userID: userID, in: db) }
   }
 
   public func counts() async throws -> DeliveryCounts {

@@ -81,7 +81,7 @@ public final class SQLiteMoodRepository: MoodRepository {
   /// Read from the daily-mood index alone, with no row decoded: a year of reminders
   /// asks this once a day.
   public func hasDailyMood(userID: String, day: MoodDay) async throws -> Bool {
-    try await writer.reading { db in
+    try await writer.oneStatement { db in
       try Bool.fetchOne(
         db.cachedStatement(
           sql:
