@@ -10,7 +10,7 @@ import Testing
 /// alone (`secondsFromGMT(for:)`), a day's time `HH:MM` is the first instant whose local
 /// wall time (the instant plus its offset) is at or after that date's `HH:MM`. That is the
 /// time itself, its first pass when the clocks pass it twice, or the end of the gap when
-/// they jump over it (SPEC §7: the next valid time).
+/// they jump over it (a reminder in a DST gap fires at the next valid time).
 @Suite("Reminders: each day's occurrence in every time zone")
 struct OccurrenceTests {
   /// 2026-01-01 as days since 1970-01-01.

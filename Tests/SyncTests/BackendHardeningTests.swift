@@ -11,7 +11,7 @@ import Testing
   import Darwin
 #endif
 
-/// The backend's refusals of hostile or broken input (SPEC §3): body size, numbers,
+/// The backend's refusals of hostile or broken input: body size, numbers,
 /// query parameters, reused idempotency keys, batches, and connections that never
 /// send a whole request. Each refusal is followed by a request that must still work.
 @Suite struct BackendHardeningTests {

@@ -9,7 +9,8 @@ import Testing
   import FoundationNetworking
 #endif
 
-/// The progress API over loopback against the real server (SPEC §3).
+/// The progress API over loopback against the real server: credentials, bodies, answers,
+/// idempotency and isolation.
 @Suite struct BackendIntegrationTests {
   @Test func requestsWithoutValidCredentialsGet401AndTheEnvelope() async throws {
     let backend = try await TestBackend.start()

@@ -4,7 +4,8 @@ import ProgressBackend
 import Sync
 import SyncHTTPClient
 
-/// Which backend `sync` talks to during a run (SPEC §5).
+/// Which backend `sync` talks to during a run: an embedded one on loopback unless
+/// `--backend` names one.
 public enum BackendChoice: Sendable {
   /// A progress server on a loopback port, started when a script first needs it.
   case embedded

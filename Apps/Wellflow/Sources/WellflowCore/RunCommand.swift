@@ -3,7 +3,7 @@ import Foundation
 import Sync
 import WellflowComposition
 
-/// Everything `wellflow run` takes (SPEC §5).
+/// Everything `wellflow run` takes: its options, parsed and checked.
 public struct RunConfiguration: Sendable {
   public enum Format: String, Sendable, CaseIterable { case text, json }
 

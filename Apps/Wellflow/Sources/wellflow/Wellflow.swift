@@ -30,7 +30,8 @@ struct Wellflow: AsyncParsableCommand {
       Token.self, Export.self,
     ])
 
-  /// Usage errors exit 2, as every other "nothing ran" case does (SPEC §5).
+  /// Usage errors exit 2, as every other "nothing ran" case does (exit 0: all passed,
+  /// 1: some failed, 2: nothing ran).
   static func main() async {
     do {
       var command = try parseAsRoot()

@@ -2,7 +2,7 @@ import FlowKit
 import Foundation
 import MoodTracking
 
-/// The mood check-in (SPEC §1.2): a variant's steps over one draft, an exit
+/// The mood check-in (flow `checkin`): a variant's steps over one draft, an exit
 /// confirmation, and a save through MoodTracking before the one ending.
 ///
 /// Steps only build pages and edit the draft; navigation, alerts and saving live

@@ -1,7 +1,8 @@
 import Foundation
 
-/// One analytics event as the report reads it (SPEC §5). A decoding layer maps NDJSON
-/// lines onto it; extra fields (`experiment`, `variation`, `screen`, …) go in `fields`.
+/// One analytics event as the report reads it (`ts`, `user`, `event`, then fields). A
+/// decoding layer maps NDJSON lines onto it; extra fields (`experiment`, `variation`,
+/// `screen`, …) go in `fields`.
 public struct ReportEvent: Sendable, Equatable, Codable {
   public var ts: Date
   public var user: String

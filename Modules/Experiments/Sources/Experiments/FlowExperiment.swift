@@ -1,4 +1,4 @@
-/// An experiment on a flow as an experiment file declares it (SPEC §6): each variation
+/// An experiment on a flow as an experiment file's `experiments:` declares it: each variation
 /// names a variant of `flow`; the first is the control.
 public struct FlowExperiment: Sendable, Equatable {
   // Every change rebuilds the compiled form, so `assign` parses and builds nothing.

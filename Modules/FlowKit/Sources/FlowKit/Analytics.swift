@@ -27,7 +27,8 @@ public enum EventValue: Sendable, Equatable, Codable {
   }
 }
 
-/// One analytics event (SPEC §5). Notes and free text never go into events.
+/// One analytics event: `ts`, `user`, `event`, plus fields (a flow's also carry `flow`
+/// and `variant`). Notes and free text never go into events.
 public struct AnalyticsEvent: Sendable, Equatable {
   public var ts: Date
   public var user: String

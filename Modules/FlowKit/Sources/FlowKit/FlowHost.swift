@@ -36,7 +36,7 @@ public struct HostChange: Sendable, Equatable {
 
 /// Owns the registry, the environment and the presentation stack. It presents flows
 /// by id from anywhere, applies launch rules, routes follow-up flows and records
-/// analytics events (SPEC §5).
+/// analytics events (`flow_started`, `screen_viewed`, `action`, …).
 @MainActor
 public final class FlowHost {
   public struct Presented {

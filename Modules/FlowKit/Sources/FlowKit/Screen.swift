@@ -1,5 +1,6 @@
 /// What a flow shows at one step: the accessibility tree that a native view binds to
-/// and that scripts and the terminal player read. Ids are stable (SPEC §1).
+/// and that scripts and the terminal player read. Ids are stable: scripts and
+/// native views bind to them, so renaming one is a breaking change.
 public struct Screen: Sendable, Equatable {
   public var id: String
   public var title: String
@@ -87,7 +88,7 @@ public enum ElementKind: Sendable, Equatable {
   }
 }
 
-/// An element's value (SPEC §1): single choice → option id or none, multi choice →
+/// An element's value: single choice → option id or none, multi choice →
 /// ids, slider/info → number (info may be text), text → string, toggle → bool.
 public enum ElementValue: Sendable, Equatable, CustomStringConvertible {
   case none
@@ -107,7 +108,7 @@ public enum ElementValue: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
-/// Text a person typed, as reports and logs show it (SPEC: free text is shown as its
+/// Text a person typed, as events, logs, failure output and reports show it (as its
 /// length, never as itself): `text field, 19 characters`.
 public func describeFreeText(_ text: String) -> String {
   text.isEmpty ? "text field, empty" : "text field, \(text.count) character\(text.count == 1 ? "" : "s")"

@@ -1,4 +1,4 @@
-/// What a person does on a screen (SPEC §1).
+/// What a person does on a screen: tap, select, enter, set, toggle, back, close.
 public enum UserAction: Sendable, Equatable, CustomStringConvertible {
   case tap(String)
   /// Chooses options of a choice: one id for a single choice, exactly the list given

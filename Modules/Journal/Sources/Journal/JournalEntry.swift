@@ -6,7 +6,8 @@ public enum JournalInitiator: String, Sendable, Equatable, Codable {
   case `self`
   case scheduled
 
-  /// A notification-triggered journal is a scheduled one (SPEC §1.4).
+  /// A notification-triggered journal is a scheduled one (`initiated_by: scheduled`); any
+  /// other trigger is the person's own (`self`).
   public init(trigger: FlowTrigger) {
     self = trigger == .notification ? .scheduled : .self
   }

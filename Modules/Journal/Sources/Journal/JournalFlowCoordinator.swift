@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
 
-/// The journal flow (SPEC §1.4): one catalog screen and a chain of alerts.
+/// The journal flow (flow `journal`): one catalog screen and a chain of alerts.
 ///
 /// The design keeps one promise: two alerts never collide and navigation never
 /// happens under an alert. So there is exactly one `activeAlert` and one `flowState`,

@@ -61,7 +61,8 @@ public struct MoodEntriesUseCase: Sendable {
     return entry
   }
 
-  /// Checks an edit as a save would (SPEC data rules), without writing.
+  /// Checks an edit as a save would (score 1…10, notes of at most 500 characters once
+  /// trimmed), without writing.
   public func validate(_ edit: MoodEntryEdit) throws(MoodError) {
     try MoodLimits.validate(score: edit.score)
     _ = try MoodLimits.normalizedNotes(edit.notes)

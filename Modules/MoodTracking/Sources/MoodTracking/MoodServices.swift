@@ -42,7 +42,7 @@ extension HostEnvironment {
 }
 
 extension AnalyticsEvent {
-  /// `mood_saved` (SPEC §5): score, valence and kind, never the notes.
+  /// `mood_saved`: score, valence and kind, never the notes.
   public static func moodSaved(
     _ entry: MoodEntry, flow: String, variant: String, trigger: FlowTrigger, at date: Date
   ) -> AnalyticsEvent {

@@ -1,6 +1,8 @@
 import Foundation
 
-/// The one place that translates between scores, valences, labels and notes (SPEC §2).
+/// The one place that translates between scores, valences, labels and notes:
+/// valence = (score − 1)/4.5 − 1, and back with a strongly negative or positive label's
+/// adjustment.
 public enum MoodTranslation {
   /// Labels whose presence pulls a score derived from a valence down by one.
   public static let stronglyNegative: Set<MoodLabel> = [.hopeless, .overwhelmed, .ashamed, .scared]

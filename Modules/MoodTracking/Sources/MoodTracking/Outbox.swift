@@ -82,8 +82,8 @@ public struct OutboxRow: Sendable, Hashable, Codable, Identifiable {
   }
 }
 
-/// The backend's view of a mood entry (SPEC §3), plus the client's id and revision time
-/// the sender turns into an `Idempotency-Key`.
+/// The backend's view of a mood entry (the body of `POST /api/v1/progress`), plus the
+/// client's id and revision time the sender turns into an `Idempotency-Key`.
 public struct MoodSyncPayload: Sendable, Hashable, Codable {
   public var type: String
   public var quantity: Int

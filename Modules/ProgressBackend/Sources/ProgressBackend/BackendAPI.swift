@@ -4,9 +4,9 @@ import Foundation
 import GRDB
 import Journal
 
-/// The progress API of SPEC §3 without the HTTP server around it: authentication,
-/// validation with the error envelope, idempotency keys, per-user isolation and
-/// pagination. `ProgressServer` serves it over HTTP.
+/// The progress API (`/api/v1/progress`, `/api/v1/journal`) without the HTTP server
+/// around it: authentication, validation with the error envelope, idempotency keys,
+/// per-user isolation and pagination. `ProgressServer` serves it over HTTP.
 struct BackendAPI: Sendable {
   let store: BackendStore
   let apiKey: String

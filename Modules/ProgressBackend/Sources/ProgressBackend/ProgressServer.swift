@@ -6,7 +6,7 @@ import Journal
 import Logging
 import NIOCore
 
-/// The progress API of SPEC §3 served over HTTP (Hummingbird) on SQLite: what
+/// The progress API (`/api/v1/progress`, `/api/v1/journal`) served over HTTP (Hummingbird) on SQLite: what
 /// `wellflow serve` runs and what the runner embeds for scripts.
 public final class ProgressServer: Sendable {
   public struct Configuration: Sendable {

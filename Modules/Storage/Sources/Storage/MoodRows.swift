@@ -83,7 +83,8 @@ enum MoodRows {
   }
 
   /// Names this version does not know (a later HealthKit's) are skipped rather than
-  /// failing the whole read; older spellings read as SPEC §2 says.
+  /// failing the whole read; older spellings read as today's (`depressed` as `hopeless`,
+  /// `relaxed` as `peaceful`).
   static func labels(_ text: String) -> [MoodLabel] {
     text.split(separator: ",").compactMap { MoodLabel(storedName: String($0)) }
   }

@@ -139,7 +139,7 @@ public final class SQLiteJournalRepository: JournalRepository {
       ])
   }
 
-  /// The body of `POST /api/v1/journal` (SPEC §3).
+  /// The body of `POST /api/v1/journal`, as the backend's OpenAPI document describes it.
   static func payload(_ entry: JournalEntry) -> String {
     var object: [String: Any] = [
       "created_at": Timestamp.string(from: entry.createdAt),

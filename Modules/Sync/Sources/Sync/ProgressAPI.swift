@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
 
-/// A progress row as the backend returns it (SPEC §3). `loggedAt` and `entryID` are
+/// A progress row as the backend returns it (`GET /api/v1/progress`). `loggedAt` and `entryID` are
 /// the instant and client id the row was sent with, when the client gave them.
 public struct ProgressRecord: Sendable, Hashable, Codable {
   public var id: String
@@ -33,7 +33,7 @@ public struct ProgressRecord: Sendable, Hashable, Codable {
   }
 }
 
-/// A journal row as the backend returns it (SPEC §3).
+/// A journal row as the backend returns it (`GET /api/v1/journal`).
 public struct JournalRecord: Sendable, Hashable, Codable {
   public var id: String
   public var createdAt: String
@@ -427,8 +427,8 @@ extension ProgressAPIError {
   }
 }
 
-/// The progress API of SPEC §3, as the outbox processor uses it. Bodies are the JSON
-/// the outbox holds; `idempotencyKey` makes a retried send return the first result.
+/// The progress API (`/api/v1/progress`, `/api/v1/journal`), as the outbox processor uses
+/// it. Bodies are the JSON the outbox holds; `idempotencyKey` makes a retried send return the first result.
 public protocol ProgressAPI: Sendable {
   func createProgress(body: Data, idempotencyKey: String?) async throws(ProgressAPIError) -> ProgressRecord
   func updateProgress(id: String, body: Data, idempotencyKey: String?) async throws(ProgressAPIError)

@@ -11,7 +11,7 @@ public struct DeclaredVariant: Sendable, Equatable {
   public var position: SourcePosition
 }
 
-/// An experiment file (SPEC §6), checked against the registered flows: `experiments:`
+/// An experiment file, checked against the registered flows: `experiments:`
 /// (GrowthBook definitions whose variations name flow variants) and `variants:`
 /// (new variants made of a flow's steps) and `followUps:` (context check-ins).
 public struct ExperimentFile: Sendable {

@@ -29,7 +29,8 @@ public struct EventsFileError: Error, Sendable, Equatable, CustomStringConvertib
   public var description: String { "\(file):\(line): \(message)" }
 }
 
-/// Reads the NDJSON events `wellflow run --events FILE` writes (SPEC §5).
+/// Reads the NDJSON events `wellflow run --events FILE` writes: one object a line with
+/// `ts`, `user`, `event` and the event's fields.
 public enum EventsFile {
   /// Every event in file order; blank lines are skipped, anything else that is not an
   /// event object is an error naming its line.

@@ -77,7 +77,7 @@ public enum ExploreStep: Sendable, Equatable {
 }
 
 /// A plain YAML scalar when it reads back as the same text, else a quoted one.
-/// Digits stay plain: option ids compare as text (SPEC §1).
+/// Digits stay plain: option ids compare as text (`1` names option `1`).
 func yamlScalar(_ text: String) -> String {
   let plain = text.unicodeScalars.allSatisfy { scalar in
     scalar.isASCII
