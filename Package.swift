@@ -52,6 +52,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+    // `swift package generate-documentation`: the DocC catalogs of FlowKit and the runner.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),

@@ -40,7 +40,9 @@ struct PythonReferenceTests {
     return process.terminationStatus == 0
   }()
 
-  static var required: Bool { ProcessInfo.processInfo.environment["WELLFLOW_REQUIRE_PYTHON_REFERENCE"] == "1" }
+  static var required: Bool {
+    ProcessInfo.processInfo.environment["WELLFLOW_REQUIRE_PYTHON_REFERENCE"] == "1"
+  }
 
   @Test(
     .enabled(

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Modules/FlowKit/README.md shows the code of `Guide/`: each Swift block on the page,
+/// The plugin guide (FlowKit.docc/PluginGuide.md) shows the code of `Guide/`: each Swift block on the page,
 /// but those marked `<!-- sketch -->`, must be that code word for word, so the guide
 /// always compiles and passes its tests.
 @Suite("Guide: the page shows the tested code")
@@ -35,7 +35,8 @@ struct GuideDocumentationTests {
 
   @Test func everySwiftBlockIsTheGuidesCode() throws {
     let page = try String(
-      contentsOf: Self.repository.appendingPathComponent("Modules/FlowKit/README.md"), encoding: .utf8)
+      contentsOf: Self.repository.appendingPathComponent(
+        "Modules/FlowKit/Sources/FlowKit/FlowKit.docc/PluginGuide.md"), encoding: .utf8)
     let folder = Self.repository.appendingPathComponent("Tests/FlowKitTestingTests/Guide")
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     let sources = try names.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }

@@ -21,12 +21,38 @@ struct DocumentedCommandTests {
   @Test func theReadmeCommandsRunFromTheRepositoryRoot() throws {
     let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
     let commands = DocumentedCommands.readme(readme)
-    #expect(commands.count >= 20, "\(commands)")
+    #expect(commands.count >= 6, "\(commands)")
     #expect(
       commands.contains(
         "swift run wellflow run Apps/Wellflow/Scripts/experiment-checkin.yaml --experiments Apps/Wellflow/Experiments/checkin-length.yaml --users 1000 --events /tmp/e.ndjson"
       ), "continuation lines are joined")
     try DocumentedCommands.check(commands, source: "README.md")
+  }
+
+  /// The pages the README links to: the DocC articles and the performance figures. Each
+  /// page's commands run in their order in a folder of their own.
+  static let pages = [
+    "Apps/Wellflow/Sources/WellflowCore/WellflowCore.docc", "Modules/FlowKit/Sources/FlowKit/FlowKit.docc",
+    "Tools/Bench/PERFORMANCE.md",
+  ]
+
+  @Test func theDocumentationCommandsRunFromTheRepositoryRoot() throws {
+    var total = 0
+    for page in Self.pages {
+      let url = Self.root.appendingPathComponent(page)
+      let files =
+        page.hasSuffix(".md")
+        ? [url]
+        : try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".md") }
+          .sorted()
+          .map { url.appendingPathComponent($0) }
+      for file in files {
+        let commands = DocumentedCommands.readme(try String(contentsOf: file, encoding: .utf8))
+        total += commands.count
+        try DocumentedCommands.check(commands, source: file.lastPathComponent)
+      }
+    }
+    #expect(total >= 20, "the articles show the commands the README used to")
   }
 
   @Test func theHelpExamplesRunFromTheRepositoryRoot() throws {

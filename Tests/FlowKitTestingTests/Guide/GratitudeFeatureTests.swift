@@ -1,4 +1,4 @@
-// A worked example of Modules/FlowKit/README.md: the page shows this code, and
+// A worked example of the plugin guide (FlowKit.docc/PluginGuide.md): the page shows this code, and
 // GuideDocumentationTests checks that it still does, word for word.
 
 import FlowKit

@@ -107,7 +107,8 @@ private struct ExperimentFileLoader {
     } else if !hasFollowUps && entries.first(where: { $0.key == "variants" }) == nil {
       report(
         root.position,
-        "the file declares nothing (add `experiments:` with a list of experiments, `variants:` or `followUps:`)")
+        "the file declares nothing (add `experiments:` with a list of experiments, `variants:` or `followUps:`)"
+      )
     }
     var file = ExperimentFile(path: path, experiments: experiments, variants: variants, registry: registry)
     file.metrics = metrics

@@ -94,7 +94,10 @@ public struct ReportHTML: Sendable, Equatable {
       },
       notes: report.warnings
         + (report.usersInSeveralVariations > 0
-          ? ["\(report.usersInSeveralVariations) users saw more than one variation; each counts in the first."]
+          ? [
+            "\(report.usersInSeveralVariations) users saw more than one variation;"
+              + " each counts in the first."
+          ]
           : []))
   }
 

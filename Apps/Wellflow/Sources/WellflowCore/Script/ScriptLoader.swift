@@ -96,6 +96,13 @@ public struct ScriptLoader {
     "launch", "relaunch", "start", "tap", "select", "enter", "set", "toggle", "back", "close", "expect",
     "advance", "network", "sync", "run", "repeat", "if", "open", "maybe",
   ]
+  /// What `expect` and `if` may check.
+  static let conditionKeys = [
+    "screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data",
+    "notification",
+  ]
+  /// What `start: {trigger}` may name.
+  static let triggers = [FlowTrigger.launch, .manual, .notification, .event].map(\.rawValue)
   static let argumentless: Set<String> = ["launch", "back", "close", "sync"]
   /// Commands whose value may be left out.
   static let optionalArgument: Set<String> = ["relaunch"]
@@ -604,7 +611,7 @@ public struct ScriptLoader {
       if let triggerNode = entries.first(where: { $0.key == "trigger" })?.value,
         let trigger = string(triggerNode, "trigger")
       {
-        let triggers = [FlowTrigger.launch, .manual, .notification, .event].map(\.rawValue)
+        let triggers = Self.triggers
         if triggers.contains(trigger) {
           request.trigger = FlowTrigger(rawValue: trigger)
         } else {
@@ -690,11 +697,7 @@ public struct ScriptLoader {
       report(node.position, "expect takes a mapping of conditions, got \(node.described)")
       return []
     }
-    let keys = [
-      "screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data",
-      "notification",
-    ]
-    checkKeys(entries, allowed: keys, what: "expect")
+    checkKeys(entries, allowed: Self.conditionKeys, what: "expect")
     var conditions: [Condition] = []
     let flow = entries.first(where: { $0.key == "flow" })
     for entry in entries {
