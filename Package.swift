@@ -32,6 +32,9 @@ let package = Package(
     .library(name: "SyncHTTPClient", targets: ["SyncHTTPClient"]),
     .library(name: "SyncURLSession", targets: ["SyncURLSession"]),
     .library(name: "Reminders", targets: ["Reminders"]),
+    // The progress API's wire contract (Modules/ProgressAPI): the OpenAPI document and the
+    // wire types server and client share. Not named ProgressAPI: Sync has a protocol of that name.
+    .library(name: "ProgressContract", targets: ["ProgressContract"]),
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .library(name: "FlowHTML", targets: ["FlowHTML"]),
@@ -86,7 +89,10 @@ let package = Package(
     .target(
       name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/Reminders/Sources/Reminders"),
-    .target(name: "Sync", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Sync/Sources/Sync"),
+    .target(
+      name: "Sync", dependencies: ["FlowKit", "MoodTracking", "ProgressContract"],
+      path: "Modules/Sync/Sources/Sync"
+    ),
     .target(
       name: "SyncHTTPClient",
       dependencies: [
@@ -101,11 +107,16 @@ let package = Package(
     ),
     .target(
       name: "SyncURLSession", dependencies: ["Sync", "FlowKit"], path: "Modules/Sync/Sources/SyncURLSession"),
+    // The document is compiled in, so the server answers GET /openapi.yaml wherever it runs.
+    .target(
+      name: "ProgressContract", path: "Modules/ProgressAPI", sources: ["Sources/ProgressContract"],
+      resources: [.embedInCode("openapi.yaml")]),
     .target(
       name: "ProgressBackend",
       dependencies: [
-        "FlowKit", "Journal",
+        "FlowKit", "Journal", "ProgressContract",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
@@ -171,6 +182,9 @@ let package = Package(
       ], path: "Tools/Bench"),
 
     .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
+    .testTarget(
+      name: "ProgressContractTests",
+      dependencies: ["ProgressContract", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "FlowHTMLTests", dependencies: ["FlowHTML", "FlowKit"]),
     .testTarget(
       name: "FlowKitTestingTests", dependencies: ["FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking"]),

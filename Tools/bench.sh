@@ -7,8 +7,13 @@
 #   Tools/bench.sh mood sync --scale 2  some figures, bigger N
 #   Tools/bench.sh reminders            figure 8 alone: a hundred years of daily reminders
 #   Tools/bench.sh memory               figure 9 alone: peak memory of wellflow run by output
+#   Tools/bench.sh http                 serve's GET and POST req/s beside nginx (wrk; Tools/http-bench.sh)
 set -eu
 cd "$(dirname "$0")/.."
 swift build -c release --product wellflow >&2
+if [ "${1:-}" = http ]; then
+  shift
+  exec sh Tools/http-bench.sh "$(swift build -c release --show-bin-path)/wellflow" "$@"
+fi
 swift build -c release --product wellflow-bench >&2
 exec "$(swift build -c release --show-bin-path)/wellflow-bench" "$@"

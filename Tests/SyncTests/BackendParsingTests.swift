@@ -47,27 +47,27 @@ import Testing
             expected =
               calendar.component(.day, from: date) == day && calendar.component(.month, from: date) == month
           }
-          #expect(BackendAPI.isDay(text) == expected, "\(text)")
+          #expect(WireDate.isDay(text) == expected, "\(text)")
         }
       }
     }
-    #expect(BackendAPI.day(of: "2026-03-02T23:30:00+01:00") == "2026-03-02")
-    #expect(BackendAPI.day(of: "2026-03-02T08:00:00.123Z") == "2026-03-02")
-    #expect(BackendAPI.day(of: "2026-03-02 08:00") == "2026-03-02")
+    #expect(WireDate.day(of: "2026-03-02T23:30:00+01:00") == "2026-03-02")
+    #expect(WireDate.day(of: "2026-03-02T08:00:00.123Z") == "2026-03-02")
+    #expect(WireDate.day(of: "2026-03-02 08:00") == "2026-03-02")
     for text in [
       "2026-03-02T24:00:00Z", "2026-03-02T1٣:00:00Z", "２026-03-02", "2026-03-02T08:00:00Z\u{301}",
       "2026-3-02",
     ] {
-      #expect(BackendAPI.day(of: text) == nil, "\(text)")
+      #expect(WireDate.day(of: text) == nil, "\(text)")
     }
   }
 
   @Test func aWrittenRowReadsBackAsItsValues() throws {
-    let input = BackendAPI.ProgressInput(
+    let input = ProgressInput(
       type: "mood_score", quantity: 7, loggedAt: "2026-03-02T08:00:00Z", date: "2026-03-02",
       notes: "tea \"hot\" \\ \n\t\u{1} 😀 / é", entryID: "e-1")
     let object = try #require(
-      try JSONSerialization.jsonObject(with: BackendAPI.progressJSON(id: "r-1", input, entryID: "e-1"))
+      try JSONSerialization.jsonObject(with: WireJSON.progressJSON(id: "r-1", input, entryID: "e-1"))
         as? [String: Any])
     let data = try #require(object["data"] as? [String: Any])
     #expect(data["id"] as? String == "r-1" && data["entry_id"] as? String == "e-1")
@@ -76,7 +76,7 @@ import Testing
     var plain = input
     plain.notes = nil
     let bare = try #require(
-      try JSONSerialization.jsonObject(with: BackendAPI.progressJSON(id: "r-2", plain, entryID: nil))
+      try JSONSerialization.jsonObject(with: WireJSON.progressJSON(id: "r-2", plain, entryID: nil))
         as? [String: Any])
     #expect((bare["data"] as? [String: Any])?["notes"] is NSNull)
     #expect((bare["data"] as? [String: Any])?["entry_id"] == nil)
@@ -91,12 +91,12 @@ import Testing
       BackendResponse(status: 200, body: Data("{ }".utf8)),
     ]
     let object = try #require(
-      try JSONSerialization.jsonObject(with: BackendAPI.batchBody(answers)) as? [String: Any])
+      try JSONSerialization.jsonObject(with: WireJSON.batchBody(answers)) as? [String: Any])
     let results = try #require((object["data"] as? [String: Any])?["results"] as? [[String: Any]])
     #expect(results.map { $0["status"] as? Int } == [201, 204, 400, 200])
     #expect((results[0]["data"] as? [String: Any])?["id"] as? String == "a")
     #expect(results[1].count == 1 && results[3].count == 1)
     #expect((results[2]["error"] as? [String: Any])?["code"] as? String == "validation_failed")
-    #expect(try JSONSerialization.jsonObject(with: BackendAPI.batchBody([])) as? [String: Any] != nil)
+    #expect(try JSONSerialization.jsonObject(with: WireJSON.batchBody([])) as? [String: Any] != nil)
   }
 }

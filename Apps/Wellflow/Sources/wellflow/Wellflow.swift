@@ -523,8 +523,19 @@ struct Serve: AsyncParsableCommand {
   @Option(name: .customLong("jwt-audience"), help: "Accept only tokens whose aud names this.")
   var jwtAudience: String?
 
+  @Option(
+    name: .customLong("metrics-port"),
+    help: """
+      Also answer GET /metrics (Prometheus, no auth) on this port of --host. On a loopback \
+      --host the API's port answers it too.
+      """)
+  var metricsPort: Int?
+
   func validate() throws {
     guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0…65535, got \(port)") }
+    if let metricsPort, !(1...65_535).contains(metricsPort) {
+      throw ValidationError("--metrics-port takes 1…65535, got \(metricsPort)")
+    }
     guard jwtIssuer?.isEmpty != true, jwtAudience?.isEmpty != true else {
       throw ValidationError("--jwt-issuer and --jwt-audience must not be empty")
     }
@@ -547,7 +558,8 @@ struct Serve: AsyncParsableCommand {
     let server = try ProgressServer(
       configuration: ProgressServer.Configuration(
         host: host, port: port, databasePath: db, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
-        jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine))
+        jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine,
+        servesMetrics: ServerSecrets.isLoopback(host), metricsPort: metricsPort))
     try await server.runUntilSignalled { url in
       StandardStreams.out("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n")
     }

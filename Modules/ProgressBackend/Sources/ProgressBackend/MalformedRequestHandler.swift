@@ -76,13 +76,13 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
   }
 
-  static func refusal(for error: HTTPParserError) -> BackendAPI.Refusal {
+  static func refusal(for error: HTTPParserError) -> Refusal {
     if case .headerOverflow = error {
-      return BackendAPI.Refusal(
+      return Refusal(
         status: 431, code: "headers_too_large",
         message: "the request's headers are over the server's limit (80 KiB in all, 1000 fields)")
     }
-    return BackendAPI.Refusal(
+    return Refusal(
       status: 400, code: "malformed_request",
       message: "the request is not HTTP/1.1 the server can read (\(error))")
   }

@@ -32,8 +32,14 @@ public final class ProgressServer: Sendable {
     /// Where a failure answered 500 is logged, with the id its answer names; nil: the
     /// standard error, one line each.
     public var failureLog: (@Sendable (_ id: String, _ error: any Error) -> Void)?
-    /// Told one line per request answered (`logLine`); nil: no request log.
+    /// Told one line per request answered (method, path, status, milliseconds); nil: no
+    /// request log.
     public var requestLog: (@Sendable (String) -> Void)?
+    /// Whether `GET /metrics` is answered on the API's port: only where that port is
+    /// loopback (`serve` decides).
+    public var servesMetrics: Bool
+    /// A port of its own answering `GET /metrics` alone, on the same host; nil: none.
+    public var metricsPort: Int?
 
     public init(
       host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, apiKey: String,
@@ -41,8 +47,10 @@ public final class ProgressServer: Sendable {
       now: @escaping @Sendable () -> Date = { Date() }, idleTimeout: TimeInterval? = 10,
       jwtIssuer: String? = nil, jwtAudience: String? = nil,
       failureLog: (@Sendable (_ id: String, _ error: any Error) -> Void)? = nil,
-      requestLog: (@Sendable (String) -> Void)? = nil
+      requestLog: (@Sendable (String) -> Void)? = nil, servesMetrics: Bool = true, metricsPort: Int? = nil
     ) {
+      self.servesMetrics = servesMetrics
+      self.metricsPort = metricsPort
       self.failureLog = failureLog
       self.requestLog = requestLog
       self.host = host
@@ -61,9 +69,6 @@ public final class ProgressServer: Sendable {
   /// The largest request body; a larger one is answered 413.
   public static let maxBodyBytes = 1 << 20
 
-  /// The headers the API reads (lower case).
-  static let readHeaders: Set<String> = ["authorization", "x-api-key", "idempotency-key", "content-length"]
-
   /// What a fault hook answers in place of the API.
   public enum Fault: Sendable {
     /// This status with the error envelope.
@@ -73,21 +78,20 @@ public final class ProgressServer: Sendable {
   }
 
   public let configuration: Configuration
-  private let api: BackendAPI
+  private let settings: BackendRouter.Settings
   private let running = LockedState()
 
   public init(configuration: Configuration) throws {
     self.configuration = configuration
-    var api = BackendAPI(
-      store: try BackendStore(path: configuration.databasePath), apiKey: configuration.apiKey,
-      jwtSecret: configuration.jwtSecret, jwtIssuer: configuration.jwtIssuer,
-      jwtAudience: configuration.jwtAudience, catalog: try JournalCatalog.bundled(), now: configuration.now)
-    api.failed =
-      configuration.failureLog ?? { id, error in
+    settings = BackendRouter.Settings(
+      store: try SQLiteBackendStore(path: configuration.databasePath), catalog: try JournalCatalog.bundled(),
+      apiKey: configuration.apiKey, jwtSecret: configuration.jwtSecret, jwtIssuer: configuration.jwtIssuer,
+      jwtAudience: configuration.jwtAudience, now: configuration.now, fault: configuration.fault,
+      requestLog: configuration.requestLog,
+      failed: configuration.failureLog ?? { id, error in
         try? FileHandle.standardError.write(
           contentsOf: Data("wellflow serve: failure \(id): \(error)\n".utf8))
-      }
-    self.api = api
+      }, metrics: RequestMetrics(), servesMetrics: configuration.servesMetrics)
   }
 
   /// A token for `userID` signed with this server's secret.
@@ -153,93 +157,28 @@ public final class ProgressServer: Sendable {
     var logger = Logger(label: "wellflow.backend")
     // Stopping cancels open connections, which Hummingbird logs as errors; nothing else is logged.
     logger.logLevel = .critical
-    let api = self.api
-    let fault = configuration.fault
-    let requestLog = configuration.requestLog
-    let handle: @Sendable (Request) async throws -> Response = { request in
-      var request = request
-      let path = request.uri.path
-      let method = request.method.rawValue
-      if let fault, let answer = await fault(method, path) {
-        switch answer {
-        case .status(let status, let message):
-          return Self.response(
-            BackendAPI.Refusal(status: status, code: "injected", message: message).response)
-        case .hang:
-          while !Task.isCancelled { try await Task.sleep(for: .seconds(3_600)) }
-          throw CancellationError()
-        }
-      }
-      var headers: [String: String] = [:]
-      for field in request.headers {
-        // The HTTP parser turns bytes that are not UTF-8 into U+FFFD, so two different
-        // keys (0x85 and 0x86) would arrive as one: a header the API reads that holds
-        // U+FFFD is refused rather than merged with another.
-        if field.value.unicodeScalars.contains("\u{FFFD}"),
-          Self.readHeaders.contains(field.name.canonicalName)
-        {
-          return Self.response(
-            BackendAPI.Refusal.invalid("the \(field.name.rawName) header is not UTF-8 text").response)
-        }
-        headers[field.name.canonicalName] = field.value
-      }
-      var query: [String: String] = [:]
-      for (name, value) in request.uri.queryParameters {
-        query[String(name)] = String(value).removingPercentEncoding ?? String(value)
-      }
-      let tooLarge = BackendAPI.Refusal(
-        status: 413, code: "payload_too_large",
-        message: "the body must be at most \(Self.maxBodyBytes) bytes (1 MiB)")
-      if let length = headers["content-length"].flatMap({ Int($0) }), length > Self.maxBodyBytes {
-        return Self.response(tooLarge.response)
-      }
-      let body: Data
-      do {
-        body = Data(try await request.collectBody(upTo: Self.maxBodyBytes).readableBytesView)
-      } catch is NIOTooManyBytesError {
-        return Self.response(tooLarge.response)
-      }
-      let answer = await api.respond(
-        to: BackendAPI.Request(method: method, path: path, query: query, headers: headers, body: body))
-      return Self.response(answer)
-    }
-    let responder = CallbackResponder<BasicRequestContext> { request, _ in
-      guard let requestLog else { return try await handle(request) }
-      let started = ContinuousClock.now
-      let response = try await handle(request)
-      requestLog(Self.logLine(request, status: response.status.code, took: ContinuousClock.now - started))
-      return response
+    let metricsServer = configuration.metricsPort.map { port in
+      Application(
+        router: BackendRouter.metricsOnly(settings.metrics),
+        server: RequestDeadline.http1(closingAfter: configuration.idleTimeout),
+        configuration: ApplicationConfiguration(
+          address: .hostname(configuration.host, port: port), serverName: "wellflow-backend"),
+        logger: logger)
     }
     return Application(
-      responder: responder,
+      router: BackendRouter.build(settings),
       server: RequestDeadline.http1(closingAfter: configuration.idleTimeout, envelopes: true),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "wellflow-backend"),
+      services: metricsServer.map { [$0] } ?? [],
       onServerRunning: { channel in onPort(channel.localAddress?.port ?? 0) },
       logger: logger)
-  }
-
-  /// One request as `serve` logs it: method, path (no query), status, milliseconds. Never a
-  /// header or a body: no key or token reaches a log.
-  static func logLine(_ request: Request, status: Int, took: Duration) -> String {
-    let milliseconds = Double(took.components.seconds) * 1_000 + Double(took.components.attoseconds) / 1e15
-    let path = terminalSafe(request.uri.path, limit: 200)
-    return "\(request.method.rawValue) \(path) \(status) \(String(format: "%.1f", milliseconds)) ms"
   }
 
   /// Seconds as NIO's time, kept within a millisecond and a day (never traps).
   static func timeAmount(_ seconds: TimeInterval) -> TimeAmount {
     let clamped = seconds.isNaN ? 10 : min(max(seconds, 0.001), 86_400)
     return .nanoseconds(Int64(clamped * 1_000_000_000))
-  }
-
-  private static func response(_ answer: BackendResponse) -> Response {
-    var headers = HTTPFields()
-    if !answer.body.isEmpty { headers[.contentType] = "application/json" }
-    if let allow = answer.allow { headers[.allow] = allow.joined(separator: ", ") }
-    return Response(
-      status: HTTPResponse.Status(code: answer.status), headers: headers,
-      body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
   }
 }
 

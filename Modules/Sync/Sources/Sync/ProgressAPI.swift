@@ -1,140 +1,8 @@
 import FlowKit
 import Foundation
-
-/// A progress row as the backend returns it (`GET /api/v1/progress`). `loggedAt` and `entryID` are
-/// the instant and client id the row was sent with, when the client gave them.
-public struct ProgressRecord: Sendable, Hashable, Codable {
-  public var id: String
-  public var type: String
-  public var quantity: Double
-  /// The day, `YYYY-MM-DD`.
-  public var date: String
-  public var notes: String?
-  public var loggedAt: String?
-  public var entryID: String?
-
-  enum CodingKeys: String, CodingKey {
-    case id, type, quantity, date, notes
-    case loggedAt = "logged_at"
-    case entryID = "entry_id"
-  }
-
-  public init(
-    id: String, type: String, quantity: Double, date: String, notes: String? = nil, loggedAt: String? = nil,
-    entryID: String? = nil
-  ) {
-    self.id = id
-    self.type = type
-    self.quantity = quantity
-    self.date = date
-    self.notes = notes
-    self.loggedAt = loggedAt
-    self.entryID = entryID
-  }
-}
-
-/// A journal row as the backend returns it (`GET /api/v1/journal`).
-public struct JournalRecord: Sendable, Hashable, Codable {
-  public var id: String
-  public var createdAt: String
-  public var curriculumID: Int
-  public var secondaryCurriculumID: Int?
-  public var strategyID: Int?
-  public var initiatedBy: String
-
-  enum CodingKeys: String, CodingKey {
-    case id
-    case createdAt = "created_at"
-    case curriculumID = "curriculum_id"
-    case secondaryCurriculumID = "secondary_curriculum_id"
-    case strategyID = "strategy_id"
-    case initiatedBy = "initiated_by"
-  }
-
-  public init(
-    id: String, createdAt: String, curriculumID: Int, secondaryCurriculumID: Int? = nil,
-    strategyID: Int? = nil,
-    initiatedBy: String
-  ) {
-    self.id = id
-    self.createdAt = createdAt
-    self.curriculumID = curriculumID
-    self.secondaryCurriculumID = secondaryCurriculumID
-    self.strategyID = strategyID
-    self.initiatedBy = initiatedBy
-  }
-}
-
-/// One page of a list (`{"data":{entries, total, limit, offset}}`).
-public struct Page<Item: Sendable & Codable>: Sendable, Codable {
-  public var entries: [Item]
-  public var total: Int
-  public var limit: Int
-  public var offset: Int
-  /// Why each entry of the page that could not be read was left out of `entries`: one
-  /// bad row (a number JSON cannot hold, a missing field) must not hide the rest.
-  public var skipped: [String]
-
-  public init(entries: [Item], total: Int, limit: Int, offset: Int, skipped: [String] = []) {
-    self.entries = entries
-    self.total = total
-    self.limit = limit
-    self.offset = offset
-    self.skipped = skipped
-  }
-
-  /// Rows the page held, read or not: what the next page's offset moves by.
-  public var rowCount: Int { entries.count + skipped.count }
-
-  enum CodingKeys: String, CodingKey {
-    case entries, total, limit, offset
-  }
-
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    let rows = try container.decode([Lossy].self, forKey: .entries)
-    entries = rows.compactMap { try? $0.result.get() }
-    skipped = rows.compactMap { row in
-      guard case .failure(let error) = row.result else { return nil }
-      return Self.reason(error)
-    }
-    total = try container.decode(Int.self, forKey: .total)
-    limit = try container.decode(Int.self, forKey: .limit)
-    offset = try container.decode(Int.self, forKey: .offset)
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(entries, forKey: .entries)
-    try container.encode(total, forKey: .total)
-    try container.encode(limit, forKey: .limit)
-    try container.encode(offset, forKey: .offset)
-  }
-
-  private struct Lossy: Decodable {
-    var result: Result<Item, any Error>
-
-    init(from decoder: any Decoder) throws {
-      do {
-        result = .success(try Item(from: decoder))
-      } catch {
-        result = .failure(error)
-      }
-    }
-  }
-
-  private static func reason(_ error: any Error) -> String {
-    switch error as? DecodingError {
-    case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
-      let field = context.codingPath.last?.stringValue ?? "row"
-      return "unreadable \(field): \(context.debugDescription)"
-    case .keyNotFound(let key, _):
-      return "missing \(key.stringValue)"
-    default:
-      return "unreadable row: \(error)"
-    }
-  }
-}
+// The wire types (ProgressRecord, JournalRecord, Page) are the contract's; Sync's users see
+// them as before.
+@_exported import ProgressContract
 
 /// The filters and page of a list request; dates are `YYYY-MM-DD`.
 public struct ListQuery: Sendable, Hashable {
@@ -156,11 +24,11 @@ public struct ListQuery: Sendable, Hashable {
 
   var queryItems: [URLQueryItem] {
     var items: [URLQueryItem] = []
-    if let type { items.append(URLQueryItem(name: "type", value: type)) }
-    if let from { items.append(URLQueryItem(name: "from", value: from)) }
-    if let to { items.append(URLQueryItem(name: "to", value: to)) }
-    if let limit { items.append(URLQueryItem(name: "limit", value: String(limit))) }
-    if let offset { items.append(URLQueryItem(name: "offset", value: String(offset))) }
+    if let type { items.append(URLQueryItem(name: ListParameter.type.rawValue, value: type)) }
+    if let from { items.append(URLQueryItem(name: ListParameter.from.rawValue, value: from)) }
+    if let to { items.append(URLQueryItem(name: ListParameter.to.rawValue, value: to)) }
+    if let limit { items.append(URLQueryItem(name: ListParameter.limit.rawValue, value: String(limit))) }
+    if let offset { items.append(URLQueryItem(name: ListParameter.offset.rawValue, value: String(offset))) }
     return items
   }
 }
@@ -316,17 +184,13 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   }
 
   /// The backend's error envelope `{"error":{"message","code"}}`; nil for anything else.
-  struct Refusal: Decodable {
-    struct Detail: Decodable {
-      var message: String
-      var code: String
-    }
-    var error: Detail
-    var message: String { error.message }
+  /// The backend's error envelope, read from an answer's body.
+  struct Refusal {
+    var message: String
 
     init?(_ body: Data) {
-      guard let envelope = try? JSONDecoder().decode(Refusal.self, from: body) else { return nil }
-      self = envelope
+      guard let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: body) else { return nil }
+      message = envelope.error.message
     }
   }
 
@@ -427,8 +291,8 @@ extension ProgressAPIError {
   }
 }
 
-/// The progress API (`/api/v1/progress`, `/api/v1/journal`), as the outbox processor uses
-/// it. Bodies are the JSON the outbox holds; `idempotencyKey` makes a retried send return the first result.
+/// The progress API of SPEC §3, as the outbox processor uses it. Bodies are the JSON
+/// the outbox holds; `idempotencyKey` makes a retried send return the first result.
 public protocol ProgressAPI: Sendable {
   func createProgress(body: Data, idempotencyKey: String?) async throws(ProgressAPIError) -> ProgressRecord
   func updateProgress(id: String, body: Data, idempotencyKey: String?) async throws(ProgressAPIError)

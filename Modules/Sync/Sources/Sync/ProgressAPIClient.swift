@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import ProgressContract
 
 /// Where the backend is and who is asking.
 public struct BackendCredentials: Sendable, Hashable {
@@ -44,33 +45,35 @@ public final class ProgressAPIClient: ProgressAPI {
     -> ProgressRecord
   {
     try decode(
-      await send("POST", "progress", body: body, idempotencyKey: idempotencyKey, expect: [201, 200]))
+      await send("POST", APIPath.progress, body: body, idempotencyKey: idempotencyKey, expect: [201, 200]))
   }
 
   public func updateProgress(id: String, body: Data, idempotencyKey: String?) async throws(ProgressAPIError)
     -> ProgressRecord
   {
     try decode(
-      await send("PUT", "progress/\(escaped(id))", body: body, idempotencyKey: idempotencyKey, expect: [200]))
+      await send(
+        "PUT", APIPath.progress(id: escaped(id)), body: body, idempotencyKey: idempotencyKey, expect: [200]))
   }
 
   public func deleteProgress(id: String, idempotencyKey: String?) async throws(ProgressAPIError) {
     _ = try await send(
-      "DELETE", "progress/\(escaped(id))", idempotencyKey: idempotencyKey, expect: [204, 200])
+      "DELETE", APIPath.progress(id: escaped(id)), idempotencyKey: idempotencyKey, expect: [204, 200])
   }
 
   public func listProgress(_ query: ListQuery) async throws(ProgressAPIError) -> Page<ProgressRecord> {
-    try decode(await send("GET", "progress", query: query.queryItems, expect: [200]))
+    try decode(await send("GET", APIPath.progress, query: query.queryItems, expect: [200]))
   }
 
   public func createJournal(body: Data, idempotencyKey: String?) async throws(ProgressAPIError)
     -> JournalRecord
   {
-    try decode(await send("POST", "journal", body: body, idempotencyKey: idempotencyKey, expect: [201, 200]))
+    try decode(
+      await send("POST", APIPath.journal, body: body, idempotencyKey: idempotencyKey, expect: [201, 200]))
   }
 
   public func listJournal(_ query: ListQuery) async throws(ProgressAPIError) -> Page<JournalRecord> {
-    try decode(await send("GET", "journal", query: query.queryItems, expect: [200]))
+    try decode(await send("GET", APIPath.journal, query: query.queryItems, expect: [200]))
   }
 
   public func batch(_ items: [ProgressBatchItem]) async throws(ProgressAPIError) -> [ProgressBatchResult] {
@@ -80,7 +83,7 @@ public final class ProgressAPIClient: ProgressAPI {
     }
     let (body, entryIDs) = try Self.batchBody(items)
     return try Self.batchResults(
-      await send("POST", "progress/batch", body: body, expect: [200]), items: items, entryIDs: entryIDs)
+      await send("POST", APIPath.progressBatch, body: body, expect: [200]), items: items, entryIDs: entryIDs)
   }
 
   /// `{"items":[{"idempotency_key","method","id"?,"body"?}, …]}` with each body as the
@@ -92,16 +95,16 @@ public final class ProgressAPIClient: ProgressAPI {
     bytes.reserveCapacity(items.count * 320)
     var entryIDs: [String?] = []
     entryIDs.reserveCapacity(items.count)
-    bytes += #"{"items":["#.utf8
+    bytes += #"{"\#(BatchField.items)":["#.utf8
     for (index, item) in items.enumerated() {
       if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      bytes += #"{"idempotency_key":"#.utf8
+      bytes += #"{"\#(BatchItemField.idempotencyKey)":"#.utf8
       appendJSONString(item.idempotencyKey, to: &bytes)
-      bytes += #","method":""#.utf8
+      bytes += #","\#(BatchItemField.method)":""#.utf8
       bytes += item.method.rawValue.utf8
       bytes.append(UInt8(ascii: "\""))
       if let id = item.id {
-        bytes += #","id":"#.utf8
+        bytes += #","\#(BatchItemField.id)":"#.utf8
         appendJSONString(id, to: &bytes)
       }
       var entryID: String?
@@ -109,8 +112,8 @@ public final class ProgressAPIClient: ProgressAPI {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
           throw .badRequest("items[\(index)].body is not a JSON object")
         }
-        entryID = object["entry_id"] as? String
-        bytes += #","body":"#.utf8
+        entryID = object[ProgressInputField.entryID.rawValue] as? String
+        bytes += #","\#(BatchItemField.body)":"#.utf8
         bytes += body
       }
       entryIDs.append(entryID)
@@ -137,35 +140,6 @@ public final class ProgressAPIClient: ProgressAPI {
     bytes.append(UInt8(ascii: "\""))
   }
 
-  /// A batch answer's `{"data":{"results":[{"status","data"?,"error"?}]}}`.
-  private struct BatchAnswer: Decodable {
-    struct Results: Decodable {
-      var results: [Item]
-    }
-
-    struct Item: Decodable {
-      var status: Int
-      var data: ProgressRecord?
-      /// The error envelope's message; nil without one (classified as not the backend's).
-      var refusal: String?
-
-      enum CodingKeys: String, CodingKey {
-        case status, data, error
-      }
-
-      init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        status = try container.decode(Int.self, forKey: .status)
-        data = try container.decodeIfPresent(ProgressRecord.self, forKey: .data)
-        refusal =
-          (try? container.decodeIfPresent(ProgressAPIError.Refusal.Detail.self, forKey: .error))?
-          .message
-      }
-    }
-
-    var data: Results
-  }
-
   /// Each item's result, as its single call would have it; an answer that does not fit
   /// the items (unreadable, another count, a status no HTTP answer has, a success
   /// without its row or with another entry's) is `unexpected` for the whole batch.
@@ -177,9 +151,9 @@ public final class ProgressAPIClient: ProgressAPI {
     func unfit(_ message: String) -> ProgressAPIError {
       .unexpected(status: answer.status, message: "the batch answer does not fit: \(message)")
     }
-    let results: [BatchAnswer.Item]
+    let results: [BatchAnswer.Result]
     do {
-      results = try JSONDecoder().decode(BatchAnswer.self, from: answer.data).data.results
+      results = try JSONDecoder().decode(BatchAnswer.self, from: answer.data).results
     } catch {
       throw .unexpected(status: answer.status, message: "the body is not the contract's: \(error)")
     }
@@ -220,10 +194,6 @@ public final class ProgressAPIClient: ProgressAPI {
     return outcomes
   }
 
-  private struct Envelope<Value: Decodable>: Decodable {
-    var data: Value
-  }
-
   private func escaped(_ id: String) -> String {
     id.addingPercentEncoding(
       withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
@@ -235,7 +205,7 @@ public final class ProgressAPIClient: ProgressAPI {
   private func decode<Value: Decodable>(_ answer: (status: Int, data: Data)) throws(ProgressAPIError) -> Value
   {
     do {
-      return try JSONDecoder().decode(Envelope<Value>.self, from: answer.data).data
+      return try JSONDecoder().decode(DataEnvelope<Value>.self, from: answer.data).data
     } catch {
       throw .unexpected(status: answer.status, message: "the body is not the contract's: \(error)")
     }
@@ -246,14 +216,15 @@ public final class ProgressAPIClient: ProgressAPI {
     idempotencyKey: String? = nil, expect: Set<Int>
   ) async throws(ProgressAPIError) -> (status: Int, data: Data) {
     var components = URLComponents(
-      url: credentials.baseURL.appendingPathComponent("api/v1/\(path)"), resolvingAgainstBaseURL: false)
+      url: credentials.baseURL.appendingPathComponent(String(path.dropFirst())),
+      resolvingAgainstBaseURL: false)
     if !query.isEmpty { components?.queryItems = query }
     guard let url = components?.url else { throw .unexpected(status: 0, message: "bad URL for \(path)") }
     var headers = [
-      "X-API-Key": credentials.apiKey, "Authorization": "Bearer \(credentials.token)",
+      APIHeader.apiKey: credentials.apiKey, APIHeader.authorization: "Bearer \(credentials.token)",
       "Accept": "application/json",
     ]
-    if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
+    if let idempotencyKey { headers[APIHeader.idempotencyKey] = idempotencyKey }
     if body != nil { headers["Content-Type"] = "application/json" }
     let request = HTTPExchangeRequest(
       method: method, url: url, headers: headers, body: body, idleTimeout: idleTimeout,

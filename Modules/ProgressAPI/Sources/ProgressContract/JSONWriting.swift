@@ -1,0 +1,126 @@
+/// A value the server writes as JSON bytes directly: members in sorted order, as
+/// `JSONSerialization` with `.sortedKeys` would, without building a dictionary per row.
+public protocol JSONWritable {
+  func appendJSON(to bytes: inout [UInt8])
+}
+
+public enum JSONText {
+  /// `text` as a JSON string literal: quote and backslash escaped, control characters as `\u00XX`.
+  public static func appendString(_ text: String, to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+        bytes += [UInt8(ascii: "\\"), byte]
+      case 0..<0x20:
+        bytes += [
+          UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+          hex[Int(byte & 0xF)],
+        ]
+      default:
+        bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  private static let hex = Array("0123456789abcdef".utf8)
+
+  /// A number as JSON: whole numbers without a fraction. Never traps.
+  public static func number(_ value: Double) -> String {
+    if let whole = Int(exactly: value) { return String(whole) }
+    return value.isFinite ? String(value) : "null"
+  }
+
+  /// `"name":` (after a comma unless it is the first member).
+  static func appendName(_ name: String, first: Bool = false, to bytes: inout [UInt8]) {
+    if !first { bytes.append(UInt8(ascii: ",")) }
+    appendString(name, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+  }
+
+  static func appendOptional(_ text: String?, to bytes: inout [UInt8]) {
+    if let text { appendString(text, to: &bytes) } else { bytes += "null".utf8 }
+  }
+
+  static func appendOptional(_ number: Int?, to bytes: inout [UInt8]) {
+    if let number { bytes += String(number).utf8 } else { bytes += "null".utf8 }
+  }
+
+  /// `{"data": value}`: how every answer wraps its value.
+  public static func data(_ value: some JSONWritable) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(256)
+    bytes += #"{"data":"#.utf8
+    value.appendJSON(to: &bytes)
+    bytes.append(UInt8(ascii: "}"))
+    return bytes
+  }
+}
+
+extension ProgressRecord: JSONWritable {
+  public func appendJSON(to bytes: inout [UInt8]) {
+    typealias Key = CodingKeys
+    bytes.append(UInt8(ascii: "{"))
+    JSONText.appendName(Key.date.rawValue, first: true, to: &bytes)
+    JSONText.appendString(date, to: &bytes)
+    if let entryID {
+      JSONText.appendName(Key.entryID.rawValue, to: &bytes)
+      JSONText.appendString(entryID, to: &bytes)
+    }
+    JSONText.appendName(Key.id.rawValue, to: &bytes)
+    JSONText.appendString(id, to: &bytes)
+    if let loggedAt {
+      JSONText.appendName(Key.loggedAt.rawValue, to: &bytes)
+      JSONText.appendString(loggedAt, to: &bytes)
+    }
+    JSONText.appendName(Key.notes.rawValue, to: &bytes)
+    JSONText.appendOptional(notes, to: &bytes)
+    JSONText.appendName(Key.quantity.rawValue, to: &bytes)
+    bytes += JSONText.number(quantity).utf8
+    JSONText.appendName(Key.type.rawValue, to: &bytes)
+    JSONText.appendString(type, to: &bytes)
+    bytes.append(UInt8(ascii: "}"))
+  }
+}
+
+extension JournalRecord: JSONWritable {
+  public func appendJSON(to bytes: inout [UInt8]) {
+    typealias Key = CodingKeys
+    bytes.append(UInt8(ascii: "{"))
+    JSONText.appendName(Key.createdAt.rawValue, first: true, to: &bytes)
+    JSONText.appendString(createdAt, to: &bytes)
+    JSONText.appendName(Key.curriculumID.rawValue, to: &bytes)
+    bytes += String(curriculumID).utf8
+    JSONText.appendName(Key.id.rawValue, to: &bytes)
+    JSONText.appendString(id, to: &bytes)
+    JSONText.appendName(Key.initiatedBy.rawValue, to: &bytes)
+    JSONText.appendString(initiatedBy, to: &bytes)
+    JSONText.appendName(Key.secondaryCurriculumID.rawValue, to: &bytes)
+    JSONText.appendOptional(secondaryCurriculumID, to: &bytes)
+    JSONText.appendName(Key.strategyID.rawValue, to: &bytes)
+    JSONText.appendOptional(strategyID, to: &bytes)
+    bytes.append(UInt8(ascii: "}"))
+  }
+}
+
+extension Page: JSONWritable where Item: JSONWritable {
+  public func appendJSON(to bytes: inout [UInt8]) {
+    typealias Key = CodingKeys
+    bytes.append(UInt8(ascii: "{"))
+    JSONText.appendName(Key.entries.rawValue, first: true, to: &bytes)
+    bytes.append(UInt8(ascii: "["))
+    for (index, entry) in entries.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      entry.appendJSON(to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
+    JSONText.appendName(Key.limit.rawValue, to: &bytes)
+    bytes += String(limit).utf8
+    JSONText.appendName(Key.offset.rawValue, to: &bytes)
+    bytes += String(offset).utf8
+    JSONText.appendName(Key.total.rawValue, to: &bytes)
+    bytes += String(total).utf8
+    bytes.append(UInt8(ascii: "}"))
+  }
+}

@@ -1,0 +1,66 @@
+/// The members of a progress write's body (`ProgressInput` in the document).
+public enum ProgressInputField: String, CodingKey, CaseIterable, Sendable {
+  case type, quantity, notes
+  case loggedAt = "logged_at"
+  case entryID = "entry_id"
+}
+
+/// The members of a journal write's body (`JournalInput`).
+public enum JournalInputField: String, CodingKey, CaseIterable, Sendable {
+  case createdAt = "created_at"
+  case curriculumID = "curriculum_id"
+  case secondaryCurriculumID = "secondary_curriculum_id"
+  case strategyID = "strategy_id"
+  case initiatedBy = "initiated_by"
+}
+
+/// The members of a batch request (`BatchRequest`) and of its items (`BatchItem`).
+public enum BatchField: String, CodingKey, CaseIterable, Sendable {
+  case items
+}
+
+public enum BatchItemField: String, CodingKey, CaseIterable, Sendable {
+  case idempotencyKey = "idempotency_key"
+  case method, id, body
+}
+
+/// The members of one batch result.
+public enum BatchResultField: String, CodingKey, CaseIterable, Sendable {
+  case status, data, error
+}
+
+/// The error envelope, `{"error":{"message","code"}}`: every refusal.
+public struct ErrorEnvelope: Codable, Sendable, Hashable {
+  public struct Detail: Codable, Sendable, Hashable {
+    public var message: String
+    public var code: String
+
+    public init(message: String, code: String) {
+      self.message = message
+      self.code = code
+    }
+  }
+
+  public var error: Detail
+
+  public init(message: String, code: String) {
+    error = Detail(message: message, code: code)
+  }
+}
+
+extension ErrorEnvelope: JSONWritable {
+  public func appendJSON(to bytes: inout [UInt8]) {
+    bytes += #"{"error":{"code":"#.utf8
+    JSONText.appendString(error.code, to: &bytes)
+    bytes += #","message":"#.utf8
+    JSONText.appendString(error.message, to: &bytes)
+    bytes += "}}".utf8
+  }
+}
+
+// A field interpolated into a message reads as its wire name.
+extension ProgressInputField { public var description: String { rawValue } }
+extension JournalInputField { public var description: String { rawValue } }
+extension BatchField { public var description: String { rawValue } }
+extension BatchItemField { public var description: String { rawValue } }
+extension BatchResultField { public var description: String { rawValue } }

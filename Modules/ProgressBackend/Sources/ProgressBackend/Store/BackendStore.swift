@@ -1,0 +1,50 @@
+import Foundation
+import ProgressContract
+
+/// Where the backend keeps its rows: the port the route handlers and the idempotent writes
+/// use. `SQLiteBackendStore` is its adapter; another database is another adapter. Rows
+/// come back as the contract's types (`ProgressRecord`, `JournalRecord`, `Page`).
+protocol BackendStore: Sendable {
+  /// Runs `body` in one write transaction: all of its writes happen, or none.
+  func write<T: Sendable>(_ body: @escaping @Sendable (any BackendTransaction) throws -> T) async throws -> T
+  /// A page of the user's progress rows (of `type`, when given) in date order, and how many
+  /// rows match in all.
+  func progressPage(userID: String, type: String?, page: PageRequest) async throws -> Page<ProgressRecord>
+  /// The user's progress row `id`; nil when there is none (or it is another user's).
+  func progress(id: String, userID: String) async throws -> ProgressRecord?
+  /// A page of the user's journal rows in date order, and how many match in all.
+  func journalPage(userID: String, page: PageRequest) async throws -> Page<JournalRecord>
+}
+
+/// What one write transaction can do.
+protocol BackendTransaction {
+  /// The answer kept for the user's idempotency key, with the fingerprint of the request
+  /// that got it (nil for keys kept before fingerprints were).
+  func keptAnswer(userID: String, key: String) throws -> KeptAnswer?
+  /// Keeps `response` as the answer to the user's key.
+  func keep(_ response: BackendResponse, fingerprint: Data, userID: String, key: String) throws
+  /// The id of the user's row that carries the client's `entryID`, if any.
+  func progressID(userID: String, entryID: String) throws -> String?
+  /// `nil` when the user has no row `id`; else the row's entry id (itself optional).
+  func progressEntryID(id: String, userID: String) throws -> String??
+  func insertProgress(id: String, userID: String, _ input: ProgressInput) throws
+  func updateProgress(id: String, _ input: ProgressInput) throws
+  /// False when the user has no row `id`.
+  func deleteProgress(id: String, userID: String) throws -> Bool
+  func insertJournal(id: String, userID: String, _ input: JournalInput) throws
+}
+
+struct KeptAnswer: Sendable {
+  var response: BackendResponse
+  var fingerprint: Data?
+}
+
+extension JournalRecord {
+  /// The row `input` makes under `id`.
+  init(id: String, _ input: JournalInput) {
+    self.init(
+      id: id, createdAt: input.createdAt, curriculumID: input.curriculumID,
+      secondaryCurriculumID: input.secondaryCurriculumID, strategyID: input.strategyID,
+      initiatedBy: input.initiatedBy)
+  }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+import ProgressContract
+
+/// The backend's rows in SQLite (`BackendStore`'s adapter): progress and journal rows per
+/// user, and the responses already given per idempotency key (with what each key's request was).
+final class SQLiteBackendStore: BackendStore {
+  let writer: any DatabaseWriter
+
+  /// `path` nil keeps everything in memory.
+  init(path: String?) throws {
+    if let path {
+      var configuration = Configuration()
+      configuration.busyMode = .timeout(5)
+      writer = try DatabasePool(path: path, configuration: configuration)
+    } else {
+      writer = try DatabaseQueue()
+    }
+    try Self.migrator.migrate(writer)
+  }
+
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE progress (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            quantity REAL NOT NULL,
+            logged_at TEXT NOT NULL,
+            date TEXT NOT NULL,
+            notes TEXT,
+            entry_id TEXT
+          );
+          CREATE INDEX progress_by_user_date ON progress(user_id, date, seq);
+          CREATE UNIQUE INDEX progress_by_entry ON progress(user_id, entry_id) WHERE entry_id IS NOT NULL;
+          CREATE TABLE journal (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            date TEXT NOT NULL,
+            curriculum_id INTEGER NOT NULL,
+            secondary_curriculum_id INTEGER,
+            strategy_id INTEGER,
+            initiated_by TEXT NOT NULL
+          );
+          CREATE INDEX journal_by_user_date ON journal(user_id, date, seq);
+          CREATE TABLE idempotency (
+            user_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            body BLOB NOT NULL,
+            PRIMARY KEY (user_id, key)
+          ) WITHOUT ROWID;
+          """)
+    }
+    migrator.registerMigration("v2: idempotency fingerprints") { db in
+      // What a reused key is compared with: SHA-256 of method, path and body.
+      try db.execute(sql: "ALTER TABLE idempotency ADD COLUMN fingerprint BLOB")
+    }
+    migrator.registerMigration("v3: progress totals") { db in
+      // A list's total without counting the user's rows on every read (10,000 rows took
+      // longer than the rest of the answer); triggers keep it with every write.
+      try db.execute(
+        sql: """
+          CREATE TABLE progress_totals (
+            user_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (user_id, type)
+          ) WITHOUT ROWID;
+          INSERT INTO progress_totals (user_id, type, n)
+            SELECT user_id, type, COUNT(*) FROM progress GROUP BY user_id, type;
+          CREATE TRIGGER progress_totals_insert AFTER INSERT ON progress BEGIN
+            INSERT INTO progress_totals (user_id, type, n) VALUES (NEW.user_id, NEW.type, 1)
+              ON CONFLICT (user_id, type) DO UPDATE SET n = n + 1;
+          END;
+          CREATE TRIGGER progress_totals_delete AFTER DELETE ON progress BEGIN
+            UPDATE progress_totals SET n = n - 1 WHERE user_id = OLD.user_id AND type = OLD.type;
+          END;
+          CREATE TRIGGER progress_totals_update AFTER UPDATE OF user_id, type ON progress BEGIN
+            UPDATE progress_totals SET n = n - 1 WHERE user_id = OLD.user_id AND type = OLD.type;
+            INSERT INTO progress_totals (user_id, type, n) VALUES (NEW.user_id, NEW.type, 1)
+              ON CONFLICT (user_id, type) DO UPDATE SET n = n + 1;
+          END;
+          """)
+    }
+    return migrator
+  }
+
+  func write<T: Sendable>(_ body: @escaping @Sendable (any BackendTransaction) throws -> T) async throws -> T
+  {
+    try await writer.write { db in try body(Transaction(db: db)) }
+  }
+
+  func progressPage(userID: String, type: String?, page: PageRequest) async throws -> Page<ProgressRecord> {
+    var conditions = ["user_id = ?"]
+    var arguments: [(any DatabaseValueConvertible)?] = [userID]
+    if let type {
+      conditions.append("type = ?")
+      arguments.append(type)
+    }
+    let totals = StatementArguments(arguments)
+    let bounded = page.from != nil || page.to != nil
+    Self.addDateBounds(page, to: &conditions, &arguments)
+    let whereClause = conditions.joined(separator: " AND ")
+    let frozen = StatementArguments(arguments)
+    return try await writer.read { db in
+      // Without date bounds the kept totals answer; with them the rows are counted.
+      let total =
+        bounded
+        ? try Int.fetchOne(
+          db.cachedStatement(sql: "SELECT COUNT(*) FROM progress WHERE \(whereClause)"), arguments: frozen)!
+        : try Int.fetchOne(
+          db.cachedStatement(sql: "SELECT COALESCE(SUM(n), 0) FROM progress_totals WHERE \(whereClause)"),
+          arguments: totals)!
+      let rows = try Row.fetchAll(
+        db.cachedStatement(
+          sql: """
+            SELECT id, type, quantity, date, notes, logged_at, entry_id FROM progress WHERE \(whereClause)
+            ORDER BY date, seq LIMIT ? OFFSET ?
+            """), arguments: frozen + [page.limit, page.offset])
+      return Page(
+        entries: rows.map(Self.progressRecord), total: total, limit: page.limit, offset: page.offset)
+    }
+  }
+
+  func progress(id: String, userID: String) async throws -> ProgressRecord? {
+    try await writer.read { db in
+      try Row.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT id, type, quantity, date, notes, logged_at, entry_id FROM progress
+            WHERE id = ? AND user_id = ?
+            """),
+        arguments: [id, userID]
+      ).map(Self.progressRecord)
+    }
+  }
+
+  func journalPage(userID: String, page: PageRequest) async throws -> Page<JournalRecord> {
+    var conditions = ["user_id = ?"]
+    var arguments: [(any DatabaseValueConvertible)?] = [userID]
+    Self.addDateBounds(page, to: &conditions, &arguments)
+    let whereClause = conditions.joined(separator: " AND ")
+    let frozen = StatementArguments(arguments)
+    return try await writer.read { db in
+      let total = try Int.fetchOne(
+        db, sql: "SELECT COUNT(*) FROM journal WHERE \(whereClause)", arguments: frozen)!
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT id, created_at, curriculum_id, secondary_curriculum_id, strategy_id, initiated_by
+          FROM journal WHERE \(whereClause) ORDER BY date, seq LIMIT ? OFFSET ?
+          """,
+        arguments: frozen + [page.limit, page.offset])
+      return Page(
+        entries: rows.map { row in
+          JournalRecord(
+            id: row["id"], createdAt: row["created_at"], curriculumID: row["curriculum_id"],
+            secondaryCurriculumID: row["secondary_curriculum_id"], strategyID: row["strategy_id"],
+            initiatedBy: row["initiated_by"])
+        }, total: total, limit: page.limit, offset: page.offset)
+    }
+  }
+
+  private static func progressRecord(_ row: Row) -> ProgressRecord {
+    ProgressRecord(
+      id: row["id"], type: row["type"], quantity: row["quantity"], date: row["date"], notes: row["notes"],
+      loggedAt: row["logged_at"], entryID: row["entry_id"])
+  }
+
+  private static func addDateBounds(
+    _ page: PageRequest, to conditions: inout [String], _ arguments: inout [(any DatabaseValueConvertible)?]
+  ) {
+    if let from = page.from {
+      conditions.append("date >= ?")
+      arguments.append(from)
+    }
+    if let to = page.to {
+      conditions.append("date <= ?")
+      arguments.append(to)
+    }
+  }
+
+  /// One write transaction's statements.
+  private struct Transaction: BackendTransaction {
+    let db: Database
+
+    func keptAnswer(userID: String, key: String) throws -> KeptAnswer? {
+      guard
+        let row = try Row.fetchOne(
+          db.cachedStatement(
+            sql: "SELECT status, body, fingerprint FROM idempotency WHERE user_id = ? AND key = ?"),
+          arguments: [userID, key])
+      else { return nil }
+      return KeptAnswer(
+        response: BackendResponse(status: row["status"], body: row["body"], replayed: true),
+        fingerprint: row["fingerprint"])
+    }
+
+    func keep(_ response: BackendResponse, fingerprint: Data, userID: String, key: String) throws {
+      try db.cachedStatement(
+        sql: "INSERT INTO idempotency (user_id, key, status, body, fingerprint) VALUES (?, ?, ?, ?, ?)"
+      ).execute(arguments: [userID, key, response.status, response.body, fingerprint])
+    }
+
+    func progressID(userID: String, entryID: String) throws -> String? {
+      try String.fetchOne(
+        db.cachedStatement(sql: "SELECT id FROM progress WHERE user_id = ? AND entry_id = ?"),
+        arguments: [userID, entryID])
+    }
+
+    func progressEntryID(id: String, userID: String) throws -> String?? {
+      guard
+        let row = try Row.fetchOne(
+          db.cachedStatement(sql: "SELECT entry_id FROM progress WHERE id = ? AND user_id = ?"),
+          arguments: [id, userID])
+      else { return nil }
+      return .some(row[0] as String?)
+    }
+
+    func insertProgress(id: String, userID: String, _ input: ProgressInput) throws {
+      try db.cachedStatement(
+        sql: """
+          INSERT INTO progress (id, user_id, type, quantity, logged_at, date, notes, entry_id)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          """
+      ).execute(arguments: [
+        id, userID, input.type, input.quantity, input.loggedAt, input.date, input.notes, input.entryID,
+      ])
+    }
+
+    func updateProgress(id: String, _ input: ProgressInput) throws {
+      try db.cachedStatement(
+        sql: "UPDATE progress SET type = ?, quantity = ?, logged_at = ?, date = ?, notes = ? WHERE id = ?"
+      ).execute(arguments: [input.type, input.quantity, input.loggedAt, input.date, input.notes, id])
+    }
+
+    func deleteProgress(id: String, userID: String) throws -> Bool {
+      try db.cachedStatement(sql: "DELETE FROM progress WHERE id = ? AND user_id = ?").execute(arguments: [
+        id, userID,
+      ])
+      return db.changesCount > 0
+    }
+
+    func insertJournal(id: String, userID: String, _ input: JournalInput) throws {
+      try db.execute(
+        sql: """
+          INSERT INTO journal (id, user_id, created_at, date, curriculum_id, secondary_curriculum_id,
+            strategy_id, initiated_by)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          id, userID, input.createdAt, input.date, input.curriculumID, input.secondaryCurriculumID,
+          input.strategyID, input.initiatedBy,
+        ])
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import ProgressContract
+import Testing
+import Yams
+
+/// The contract's Swift types against `openapi.yaml`: every path, member, parameter and
+/// header the server and the client spell (through these types) is the document's.
+@Suite struct ContractTests {
+  static let documentURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../Modules/ProgressAPI/openapi.yaml").standardized
+
+  static func document() throws -> [String: Any] {
+    try #require(try Yams.load(yaml: String(contentsOf: documentURL, encoding: .utf8)) as? [String: Any])
+  }
+
+  /// The member names of the object schema at `path` (keys walked in order).
+  static func properties(_ root: [String: Any], _ path: [String]) throws -> Set<String> {
+    var node: Any = root
+    for key in path {
+      node = try #require((node as? [String: Any])?[key], "no \(key) in \(path)")
+    }
+    let object = try #require(node as? [String: Any])
+    return Set(try #require(object["properties"] as? [String: Any]).keys)
+  }
+
+  @Test func theCompiledInDocumentIsTheFile() throws {
+    #expect(OpenAPIDocument.yaml == Array(try Data(contentsOf: Self.documentURL)))
+  }
+
+  @Test func everyPathIsTheDocuments() throws {
+    let paths = try #require(try Self.document()["paths"] as? [String: Any])
+    #expect(Set(paths.keys) == Set(APIPath.all))
+    #expect(APIPath.progress(id: "x") == APIPath.progressItem.replacingOccurrences(of: "{id}", with: "x"))
+  }
+
+  @Test func bodiesAndAnswersHaveTheDocumentsMembers() throws {
+    let document = try Self.document()
+    let schemas = ["components", "schemas"]
+    #expect(
+      try Self.properties(document, schemas + ["ProgressInput"])
+        == Set(ProgressInputField.allCases.map(\.rawValue)))
+    #expect(
+      try Self.properties(document, schemas + ["Progress"])
+        == Set(ProgressRecord.CodingKeys.allCases.map(\.rawValue)))
+    #expect(
+      try Self.properties(document, schemas + ["JournalInput"])
+        == Set(JournalInputField.allCases.map(\.rawValue)))
+    #expect(
+      try Self.properties(document, schemas + ["Journal"])
+        == Set(JournalRecord.CodingKeys.allCases.map(\.rawValue)))
+    // The document's Page holds the counts; each list adds its `entries`.
+    #expect(
+      try Self.properties(document, schemas + ["Page"]).union(["entries"])
+        == Set(Page<ProgressRecord>.CodingKeys.allCases.map(\.rawValue)))
+    let envelope =
+      try JSONSerialization.jsonObject(
+        with: JSONEncoder().encode(ErrorEnvelope(message: "m", code: "c"))) as? [String: [String: Any]]
+    #expect(try Self.properties(document, schemas + ["Envelope"]) == Set(envelope?.keys.map { $0 } ?? []))
+    #expect(
+      try Self.properties(document, schemas + ["Error"]) == Set(envelope?["error"]?.keys.map { $0 } ?? []))
+  }
+
+  @Test func aBatchHasTheDocumentsMembers() throws {
+    let document = try Self.document()
+    let post = ["paths", APIPath.progressBatch, "post"]
+    let request = post + ["requestBody", "content", "application/json", "schema"]
+    #expect(try Self.properties(document, request) == Set(BatchField.allCases.map(\.rawValue)))
+    #expect(
+      try Self.properties(document, request + ["properties", "items", "items"])
+        == Set(BatchItemField.allCases.map(\.rawValue)))
+    let answer = post + ["responses", "200", "content", "application/json", "schema"]
+    #expect(
+      try Self.properties(document, answer + ["properties", "data", "properties", "results", "items"])
+        == Set(BatchResultField.allCases.map(\.rawValue)))
+  }
+
+  @Test func parametersAndHeadersAreTheDocuments() throws {
+    let document = try Self.document()
+    let components = try #require(document["components"] as? [String: Any])
+    let shared = try #require(components["parameters"] as? [String: [String: Any]])
+    let list = try #require(
+      ((document["paths"] as? [String: Any])?[APIPath.progress] as? [String: Any])?["get"] as? [String: Any])
+    let names = try #require(list["parameters"] as? [[String: Any]]).map { parameter in
+      if let reference = parameter["$ref"] as? String {
+        return shared[String(reference.split(separator: "/").last!)]?["name"] as? String
+      }
+      return parameter["name"] as? String
+    }
+    #expect(Set(names.compactMap { $0 }) == Set(ListParameter.allCases.map(\.rawValue)))
+    #expect(shared["idempotencyKey"]?["name"] as? String == APIHeader.idempotencyKey)
+    let schemes = try #require(components["securitySchemes"] as? [String: [String: Any]])
+    #expect(schemes["apiKey"]?["name"] as? String == APIHeader.apiKey)
+    #expect(schemes["bearer"]?["scheme"] as? String == "bearer" && APIHeader.authorization == "Authorization")
+  }
+
+  /// What the server writes reads back through the client's decoding as the same values,
+  /// and as the same JSON as Foundation's writer.
+  @Test func writtenRowsAndPagesReadBackAsTheirValues() throws {
+    let rows = [
+      ProgressRecord(
+        id: "r-1", type: "mood_score", quantity: 7, date: "2026-03-02",
+        notes: "tea \"hot\" \\ \n\t\u{1} 😀 / é",
+        loggedAt: "2026-03-02T08:00:00Z", entryID: "e-1"),
+      ProgressRecord(
+        id: "r-2", type: "mood_score", quantity: 7.5, date: "2026-03-03", loggedAt: "2026-03-03"),
+    ]
+    let page = Page(entries: rows, total: 12, limit: 2, offset: 4)
+    let bytes = Data(JSONText.data(page))
+    let decoded = try JSONDecoder().decode(DataEnvelope<Page<ProgressRecord>>.self, from: bytes).data
+    #expect(decoded.entries == rows && decoded.total == 12 && decoded.limit == 2 && decoded.offset == 4)
+    let foundation = try JSONSerialization.data(
+      withJSONObject: JSONSerialization.jsonObject(with: bytes), options: [.sortedKeys])
+    #expect(
+      try JSONSerialization.jsonObject(with: foundation) as? NSDictionary
+        == JSONSerialization.jsonObject(with: bytes) as? NSDictionary)
+    #expect(
+      String(decoding: bytes, as: UTF8.self).hasPrefix(
+        #"{"data":{"entries":[{"date":"2026-03-02","entry_id":"e-1","id":"r-1""#))
+    #expect(String(decoding: bytes, as: UTF8.self).hasSuffix(#""limit":2,"offset":4,"total":12}}"#))
+    let journal = JournalRecord(
+      id: "j-1", createdAt: "2026-03-02T08:00:00Z", curriculumID: 3, strategyID: 9, initiatedBy: "self")
+    let written = Data(JSONText.data(journal))
+    #expect(try JSONDecoder().decode(DataEnvelope<JournalRecord>.self, from: written).data == journal)
+    #expect(
+      String(decoding: written, as: UTF8.self)
+        == #"{"data":{"created_at":"2026-03-02T08:00:00Z","curriculum_id":3,"id":"j-1","initiated_by":"self","#
+        + #""secondary_curriculum_id":null,"strategy_id":9}}"#)
+  }
+
+  @Test func aBatchAnswerCarriesEachItemsAnswerBesideItsStatus() throws {
+    let bytes = BatchAnswer.encode([
+      (
+        201, Data(JSONText.data(ProgressRecord(id: "a", type: "mood_score", quantity: 3, date: "2026-03-02")))
+      ),
+      (204, Data()),
+      (400, Data(#" {"error":{"code":"validation_failed","message":"no"}} "#.utf8)),
+    ])
+    let answer = try JSONDecoder().decode(BatchAnswer.self, from: bytes)
+    #expect(answer.results.map(\.status) == [201, 204, 400])
+    #expect(answer.results[0].data?.id == "a" && answer.results[1].data == nil)
+    #expect(answer.results[2].refusal == "no")
+  }
+}
