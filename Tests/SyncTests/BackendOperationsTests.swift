@@ -13,7 +13,7 @@ import Testing
   private let streamSocket = SOCK_STREAM
 #endif
 
-/// What `serve` tells its operators (SPEC §12): Prometheus metrics and the contract.
+/// What `serve` tells its operators: Prometheus metrics and the contract.
 @Suite struct BackendOperationsTests {
   @Test func metricsCountRequestsByMethodRouteAndStatusWithoutAuth() async throws {
     let backend = try await TestBackend.start()

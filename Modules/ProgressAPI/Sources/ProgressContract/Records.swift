@@ -1,6 +1,6 @@
 import Foundation
 
-/// A progress row as the backend returns it (SPEC §3). `loggedAt` and `entryID` are
+/// A progress row as the backend returns it (`GET /api/v1/progress`). `loggedAt` and `entryID` are
 /// the instant and client id the row was sent with, when the client gave them.
 public struct ProgressRecord: Sendable, Hashable, Codable {
   public var id: String
@@ -32,7 +32,7 @@ public struct ProgressRecord: Sendable, Hashable, Codable {
   }
 }
 
-/// A journal row as the backend returns it (SPEC §3).
+/// A journal row as the backend returns it (`GET /api/v1/journal`).
 public struct JournalRecord: Sendable, Hashable, Codable {
   public var id: String
   public var createdAt: String

@@ -291,7 +291,7 @@ extension ProgressAPIError {
   }
 }
 
-/// The progress API of SPEC §3, as the outbox processor uses it. Bodies are the JSON
+/// The progress API, as the outbox processor uses it. Bodies are the JSON
 /// the outbox holds; `idempotencyKey` makes a retried send return the first result.
 public protocol ProgressAPI: Sendable {
   func createProgress(body: Data, idempotencyKey: String?) async throws(ProgressAPIError) -> ProgressRecord

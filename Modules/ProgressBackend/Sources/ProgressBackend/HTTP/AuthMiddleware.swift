@@ -33,7 +33,7 @@ struct APIKeyMiddleware: RouterMiddleware {
   }
 }
 
-/// Every API request carries a bearer token signed with the server's secret (SPEC §12);
+/// Every API request carries a bearer token signed with the server's secret;
 /// its `sub` is the user the request acts for.
 struct BearerTokenMiddleware: RouterMiddleware {
   typealias Context = BackendContext

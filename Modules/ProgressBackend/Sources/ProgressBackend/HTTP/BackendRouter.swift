@@ -76,7 +76,7 @@ enum BackendRouter {
     return router
   }
 
-  /// `GET /openapi.yaml`: the contract the server is checked against (SPEC §12).
+  /// `GET /openapi.yaml`: the contract the server is checked against.
   static func openAPIResponse() -> Response {
     var headers = HTTPFields()
     headers[.contentType] = "application/yaml"

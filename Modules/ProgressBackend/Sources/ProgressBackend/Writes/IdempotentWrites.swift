@@ -13,7 +13,7 @@ struct Write: Sendable {
   var action: Result<WriteAction, Refusal>
 }
 
-/// Idempotency keys (SPEC §3): a key the user sent before gets the first answer again.
+/// Idempotency keys: a key the user sent before gets the first answer again.
 enum IdempotentWrites {
   /// A single call's write; `body` nil for a method without one (`DELETE`).
   static func single(
