@@ -22,6 +22,9 @@ let package = Package(
     .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
     .library(name: "Onboarding", targets: ["Onboarding"]),
     .library(name: "Storage", targets: ["Storage"]),
+    .library(name: "MoodTrackingSQLite", targets: ["MoodTrackingSQLite"]),
+    .library(name: "JournalSQLite", targets: ["JournalSQLite"]),
+    .library(name: "RemindersSQLite", targets: ["RemindersSQLite"]),
     .library(name: "Experiments", targets: ["Experiments"]),
     .library(name: "Journal", targets: ["Journal"]),
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
@@ -73,13 +76,34 @@ let package = Package(
     .target(
       name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal"
     ),
+    // Shared SQLite plumbing: opening, WAL, locks, scratch databases, the outbox table and
+    // running every registered feature's migrations. It names no feature.
     .target(
       name: "Storage",
       dependencies: [
-        "FlowKit", "MoodTracking", "Journal", "Reminders", .product(name: "GRDB", package: "GRDB.swift"),
+        "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       path: "Modules/Storage/Sources/Storage"
+    ),
+    // Each feature's storage adapter and migrations, beside the feature.
+    .target(
+      name: "MoodTrackingSQLite",
+      dependencies: [
+        "MoodTracking", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
+      path: "Modules/MoodTracking/Sources/MoodTrackingSQLite"
+    ),
+    .target(
+      name: "JournalSQLite",
+      dependencies: ["Journal", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")],
+      path: "Modules/Journal/Sources/JournalSQLite"
+    ),
+    .target(
+      name: "RemindersSQLite",
+      dependencies: ["Reminders", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")],
+      path: "Modules/Reminders/Sources/RemindersSQLite"
     ),
     .target(
       name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
@@ -116,6 +140,7 @@ let package = Package(
       name: "WellflowComposition",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Sync",
+        "MoodTrackingSQLite", "JournalSQLite", "RemindersSQLite",
       ],
       path: "Modules/WellflowComposition/Sources/WellflowComposition",
       resources: [.copy("Localization")]
@@ -125,6 +150,7 @@ let package = Package(
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
+        "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
@@ -157,14 +183,17 @@ let package = Package(
     ),
     .executableTarget(
       name: "sync-crash-helper",
-      dependencies: ["Sync", "SyncHTTPClient", "Storage", "MoodTracking", "FlowKit"],
+      dependencies: [
+        "Sync", "SyncHTTPClient", "Storage", "MoodTracking", "MoodTrackingSQLite", "FlowKit",
+        "WellflowComposition",
+      ],
       path: "Tools/SyncCrashHelper"
     ),
     .executableTarget(
       name: "wellflow-bench",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
-        "Storage", "Sync", "SyncHTTPClient", "ProgressBackend",
+        "Storage", "Sync", "SyncHTTPClient", "ProgressBackend", "MoodTrackingSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
@@ -177,9 +206,11 @@ let package = Package(
       name: "StorageTests",
       dependencies: [
         "Storage", "MoodTracking", "Journal", "Reminders", "FlowKit", "FlowKitTesting",
+        "MoodTrackingSQLite", "JournalSQLite", "RemindersSQLite", "WellflowComposition",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
-      ]
+      ],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
@@ -198,14 +229,14 @@ let package = Package(
       name: "WellflowCoreTests",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
-        "FlowHTML", "Sync", "Reminders", "Storage",
+        "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "SyncTests",
       dependencies: [
         "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal",
-        "SyncHTTPClient", "SyncURLSession", "sync-crash-helper",
+        "SyncHTTPClient", "SyncURLSession", "sync-crash-helper", "MoodTrackingSQLite", "WellflowComposition",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

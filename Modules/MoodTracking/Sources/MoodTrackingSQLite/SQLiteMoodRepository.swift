@@ -1,7 +1,9 @@
+import FlowKit
 import Foundation
 import GRDB
 import GRDBSQLite
 import MoodTracking
+import Storage
 
 /// Mood entries in SQLite. Range reads use the (user, date) index, which alone answers
 /// the entries list; statistics add up the hourly figures the triggers keep
