@@ -57,7 +57,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
   ],
   targets: [
-    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
+    // A module's screen text ships as its own resource (`Localization/<language>.lproj`).
+    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit", resources: [.copy("Localization")]),
     // Test support for feature modules: a host over in-memory ports, driven by actions
     // or script-like steps, with release checks. FlowKit only, so any feature can use it.
     .target(
@@ -65,16 +66,20 @@ let package = Package(
     ),
     // Screens as HTML and small SVG charts: one renderer for the preview and the reports.
     .target(name: "FlowHTML", dependencies: ["FlowKit"], path: "Modules/FlowHTML/Sources/FlowHTML"),
-    .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
+    .target(
+      name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding",
+      resources: [.copy("Localization")]),
     .target(name: "Experiments", dependencies: ["FlowKit"], path: "Modules/Experiments/Sources/Experiments"),
     .target(
-      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
+      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking",
+      resources: [.copy("Localization")]),
     .target(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
-      path: "Modules/CheckInFlow/Sources/CheckInFlow"
+      path: "Modules/CheckInFlow/Sources/CheckInFlow", resources: [.copy("Localization")]
     ),
     .target(
-      name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal"
+      name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal",
+      resources: [.copy("Localization")]
     ),
     // Shared SQLite plumbing: opening, WAL, locks, scratch databases, the outbox table and
     // running every registered feature's migrations. It names no feature.
@@ -107,7 +112,7 @@ let package = Package(
     ),
     .target(
       name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
-      path: "Modules/Reminders/Sources/Reminders"),
+      path: "Modules/Reminders/Sources/Reminders", resources: [.copy("Localization")]),
     .target(name: "Sync", dependencies: ["FlowKit", "MoodTracking"], path: "Modules/Sync/Sources/Sync"),
     .target(
       name: "SyncHTTPClient",
@@ -142,8 +147,7 @@ let package = Package(
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Sync",
         "MoodTrackingSQLite", "JournalSQLite", "RemindersSQLite",
       ],
-      path: "Modules/WellflowComposition/Sources/WellflowComposition",
-      resources: [.copy("Localization")]
+      path: "Modules/WellflowComposition/Sources/WellflowComposition"
     ),
     .target(
       name: "WellflowCore",

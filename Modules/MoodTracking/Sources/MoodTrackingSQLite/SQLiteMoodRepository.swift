@@ -11,8 +11,8 @@ import Storage
 public final class SQLiteMoodRepository: MoodRepository {
   private let writer: any DatabaseWriter
 
-  /// `writer` must have been migrated with `WellflowDatabase.migrator` (or at least
-  /// `MoodSchema.registerMigrations(in:)`).
+  /// `writer` must have been migrated with a schema holding `MoodTrackingStorage.feature`
+  /// (`SQLiteSchema.migrator`).
   public init(writer: any DatabaseWriter) {
     self.writer = writer
   }
