@@ -27,6 +27,7 @@ let package = Package(
     .library(name: "RemindersSQLite", targets: ["RemindersSQLite"]),
     .library(name: "Experiments", targets: ["Experiments"]),
     .library(name: "Journal", targets: ["Journal"]),
+    .library(name: "JournalCatalog", targets: ["JournalCatalog"]),
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
@@ -77,8 +78,11 @@ let package = Package(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/CheckInFlow/Sources/CheckInFlow", resources: [.copy("Localization")]
     ),
+    // The journal's catalog as data: what the server checks journal entries against,
+    // without the flows.
+    .target(name: "JournalCatalog", path: "Modules/Journal/Sources/JournalCatalog"),
     .target(
-      name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal",
+      name: "Journal", dependencies: ["FlowKit", "JournalCatalog"], path: "Modules/Journal/Sources/Journal",
       resources: [.copy("Localization")]
     ),
     // Shared SQLite plumbing: opening, WAL, locks, scratch databases, the outbox table and
@@ -131,7 +135,7 @@ let package = Package(
     .target(
       name: "ProgressBackend",
       dependencies: [
-        "FlowKit", "Journal",
+        "FlowKit", "JournalCatalog",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "GRDB", package: "GRDB.swift"),

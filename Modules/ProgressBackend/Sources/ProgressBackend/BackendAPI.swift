@@ -2,7 +2,7 @@ import Crypto
 import FlowKit
 import Foundation
 import GRDB
-import Journal
+import JournalCatalog
 
 /// The progress API of SPEC §3 without the HTTP server around it: authentication,
 /// validation with the error envelope, idempotency keys, per-user isolation and
