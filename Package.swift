@@ -22,8 +22,12 @@ let package = Package(
     .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
     .library(name: "Onboarding", targets: ["Onboarding"]),
     .library(name: "Storage", targets: ["Storage"]),
+    .library(name: "MoodTrackingSQLite", targets: ["MoodTrackingSQLite"]),
+    .library(name: "JournalSQLite", targets: ["JournalSQLite"]),
+    .library(name: "RemindersSQLite", targets: ["RemindersSQLite"]),
     .library(name: "Experiments", targets: ["Experiments"]),
     .library(name: "Journal", targets: ["Journal"]),
+    .library(name: "JournalCatalog", targets: ["JournalCatalog"]),
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
@@ -59,7 +63,8 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
-    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit"),
+    // A module's screen text ships as its own resource (`Localization/<language>.lproj`).
+    .target(name: "FlowKit", path: "Modules/FlowKit/Sources/FlowKit", resources: [.copy("Localization")]),
     // Test support for feature modules: a host over in-memory ports, driven by actions
     // or script-like steps, with release checks. FlowKit only, so any feature can use it.
     .target(
@@ -67,28 +72,56 @@ let package = Package(
     ),
     // Screens as HTML and small SVG charts: one renderer for the preview and the reports.
     .target(name: "FlowHTML", dependencies: ["FlowKit"], path: "Modules/FlowHTML/Sources/FlowHTML"),
-    .target(name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding"),
+    .target(
+      name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding",
+      resources: [.copy("Localization")]),
     .target(name: "Experiments", dependencies: ["FlowKit"], path: "Modules/Experiments/Sources/Experiments"),
     .target(
-      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking"),
+      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking",
+      resources: [.copy("Localization")]),
     .target(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
-      path: "Modules/CheckInFlow/Sources/CheckInFlow"
+      path: "Modules/CheckInFlow/Sources/CheckInFlow", resources: [.copy("Localization")]
     ),
+    // The journal's catalog as data: what the server checks journal entries against,
+    // without the flows.
+    .target(name: "JournalCatalog", path: "Modules/Journal/Sources/JournalCatalog"),
     .target(
-      name: "Journal", dependencies: ["FlowKit"], path: "Modules/Journal/Sources/Journal"
+      name: "Journal", dependencies: ["FlowKit", "JournalCatalog"], path: "Modules/Journal/Sources/Journal",
+      resources: [.copy("Localization")]
     ),
+    // Shared SQLite plumbing: opening, WAL, locks, scratch databases, the outbox table and
+    // running every registered feature's migrations. It names no feature.
     .target(
       name: "Storage",
       dependencies: [
-        "FlowKit", "MoodTracking", "Journal", "Reminders", .product(name: "GRDB", package: "GRDB.swift"),
+        "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       path: "Modules/Storage/Sources/Storage"
     ),
+    // Each feature's storage adapter and migrations, beside the feature.
+    .target(
+      name: "MoodTrackingSQLite",
+      dependencies: [
+        "MoodTracking", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
+      path: "Modules/MoodTracking/Sources/MoodTrackingSQLite"
+    ),
+    .target(
+      name: "JournalSQLite",
+      dependencies: ["Journal", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")],
+      path: "Modules/Journal/Sources/JournalSQLite"
+    ),
+    .target(
+      name: "RemindersSQLite",
+      dependencies: ["Reminders", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift")],
+      path: "Modules/Reminders/Sources/RemindersSQLite"
+    ),
     .target(
       name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
-      path: "Modules/Reminders/Sources/Reminders"),
+      path: "Modules/Reminders/Sources/Reminders", resources: [.copy("Localization")]),
     .target(
       name: "Sync", dependencies: ["FlowKit", "MoodTracking", "ProgressContract"],
       path: "Modules/Sync/Sources/Sync"
@@ -114,7 +147,7 @@ let package = Package(
     .target(
       name: "ProgressBackend",
       dependencies: [
-        "FlowKit", "Journal", "ProgressContract",
+        "FlowKit", "JournalCatalog", "ProgressContract",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Crypto", package: "swift-crypto"),
@@ -129,15 +162,16 @@ let package = Package(
       name: "WellflowComposition",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Sync",
+        "MoodTrackingSQLite", "JournalSQLite", "RemindersSQLite",
       ],
-      path: "Modules/WellflowComposition/Sources/WellflowComposition",
-      resources: [.copy("Localization")]
+      path: "Modules/WellflowComposition/Sources/WellflowComposition"
     ),
     .target(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
+        "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
@@ -170,14 +204,17 @@ let package = Package(
     ),
     .executableTarget(
       name: "sync-crash-helper",
-      dependencies: ["Sync", "SyncHTTPClient", "Storage", "MoodTracking", "FlowKit"],
+      dependencies: [
+        "Sync", "SyncHTTPClient", "Storage", "MoodTracking", "MoodTrackingSQLite", "FlowKit",
+        "WellflowComposition",
+      ],
       path: "Tools/SyncCrashHelper"
     ),
     .executableTarget(
       name: "wellflow-bench",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
-        "Storage", "Sync", "SyncHTTPClient", "ProgressBackend",
+        "Storage", "Sync", "SyncHTTPClient", "ProgressBackend", "MoodTrackingSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench"),
 
@@ -193,9 +230,11 @@ let package = Package(
       name: "StorageTests",
       dependencies: [
         "Storage", "MoodTracking", "Journal", "Reminders", "FlowKit", "FlowKitTesting",
+        "MoodTrackingSQLite", "JournalSQLite", "RemindersSQLite", "WellflowComposition",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
-      ]
+      ],
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
@@ -214,14 +253,14 @@ let package = Package(
       name: "WellflowCoreTests",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
-        "FlowHTML", "Sync", "Reminders", "Storage",
+        "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "SyncTests",
       dependencies: [
         "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal",
-        "SyncHTTPClient", "SyncURLSession", "sync-crash-helper",
+        "SyncHTTPClient", "SyncURLSession", "sync-crash-helper", "MoodTrackingSQLite", "WellflowComposition",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

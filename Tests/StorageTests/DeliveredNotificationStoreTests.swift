@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 import Reminders
 import Testing
+import WellflowComposition
 
+@testable import RemindersSQLite
 @testable import Storage
 
 @Suite("SQLite delivered notifications")
@@ -33,7 +35,7 @@ struct DeliveredNotificationStoreTests {
   /// A database as the previous version left it, then opened by this one.
   static func migratedFromThePreviousFormat() throws -> (DatabaseQueue, WellflowDatabase) {
     let queue = try DatabaseQueue()
-    try WellflowDatabase.migrator().migrate(queue, upTo: lastWithDeliveriesInKeyValues)
+    try OlderVersions.migrator().migrate(queue, upTo: lastWithDeliveriesInKeyValues)
     try queue.write { db in
       for row in writtenByThePreviousVersion {
         try db.execute(
@@ -41,7 +43,7 @@ struct DeliveredNotificationStoreTests {
           arguments: [row.user, row.key, row.value])
       }
     }
-    return (queue, try WellflowDatabase(writer: queue))
+    return (queue, try WellflowDatabase(writer: queue, schema: WellflowFeatures.schema))
   }
 
   @Test func deliveriesKeptInTheKeyValueStoreMoveToTheirTableInOrder() async throws {
@@ -75,7 +77,7 @@ struct DeliveredNotificationStoreTests {
   }
 
   @Test func aDeliveryIsARowAndOpeningMarksTheOldestUnopenedOfThatTime() async throws {
-    let database = try WellflowDatabase.inMemory()
+    let database = try WellflowDatabase.inMemory(schema: WellflowFeatures.schema)
     let store = SQLiteDeliveredNotificationStore(database: database, userID: "alice")
     let other = SQLiteDeliveredNotificationStore(database: database, userID: "bob")
     let day = Date(timeIntervalSince1970: 1_772_476_200)

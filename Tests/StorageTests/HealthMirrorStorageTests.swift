@@ -4,6 +4,9 @@ import GRDB
 import MoodTracking
 import Storage
 import Testing
+import WellflowComposition
+
+@testable import MoodTrackingSQLite
 
 /// A health store that fails every write, standing in for a process that died between
 /// the entry's transaction and the sample's.
@@ -114,13 +117,13 @@ struct LostStateOfMindStore: StateOfMindStore {
     let clock = ManualClock(now: moment("2026-01-05T09:00"), timeZone: TimeZone(identifier: "UTC")!)
     var entry: MoodEntry?
     do {
-      let database = try WellflowDatabase.open(directory: directory.url)
+      let database = try WellflowDatabase.open(directory: directory.url, schema: WellflowFeatures.schema)
       let save = SaveMoodUseCase(
         repository: SQLiteMoodRepository(writer: database.writer), clock: clock,
         healthStore: LostStateOfMindStore(), currentUser: { "alice" })
       entry = try await save.save(SaveMoodRequest(score: 9)).entry
     }
-    let database = try WellflowDatabase.open(directory: directory.url)
+    let database = try WellflowDatabase.open(directory: directory.url, schema: WellflowFeatures.schema)
     let store = SQLiteStateOfMindStore(writer: database.writer)
     let samples = try await store.samples(
       userID: "alice", in: DateInterval(start: .distantPast, end: .distantFuture))
@@ -135,7 +138,7 @@ struct LostStateOfMindStore: StateOfMindStore {
     // and one of two samples lost to a crash between an entry and its sample.
     var lost: MoodEntry?
     do {
-      let database = try WellflowDatabase.open(directory: directory.url)
+      let database = try WellflowDatabase.open(directory: directory.url, schema: WellflowFeatures.schema)
       let fixture = try SQLiteMoodFixture(db: database.writer)
       try await fixture.log(4)
       let entry = try await fixture.log(6, kind: .momentaryEmotion).entry
@@ -149,9 +152,9 @@ struct LostStateOfMindStore: StateOfMindStore {
             """, arguments: [entry.id.uuidString])
       }
     }
-    let database = try WellflowDatabase.open(directory: directory.url)
+    let database = try WellflowDatabase.open(directory: directory.url, schema: WellflowFeatures.schema)
     let complete = try await database.writer.read {
-      try WellflowDatabase.migrator().hasCompletedMigrations($0)
+      try WellflowFeatures.schema.migrator().hasCompletedMigrations($0)
     }
     #expect(complete)
     // The migration noted the lost sample; opening the store wrote it.

@@ -5,6 +5,9 @@ import Journal
 import MoodTracking
 import Storage
 import Testing
+import WellflowComposition
+
+@testable import JournalSQLite
 
 @Suite("SQLite journal repository")
 struct JournalRepositoryTests {
@@ -14,7 +17,7 @@ struct JournalRepositoryTests {
   let repository: SQLiteJournalRepository
 
   init() throws {
-    database = try WellflowDatabase.inMemory()
+    database = try WellflowDatabase.inMemory(schema: WellflowFeatures.schema)
     repository = SQLiteJournalRepository(database: database, clock: clock)
   }
 

@@ -4,12 +4,13 @@ import MoodTracking
 import Storage
 import Testing
 
+@testable import MoodTrackingSQLite
+
 /// Legacy progress rows whose quantity is no score.
 @Suite struct LegacyQuantityTests {
   @Test func quantitiesThatAreNoScoreDoNotTrapTheMigration() throws {
     let queue = try DatabaseQueue()
-    var migrator = DatabaseMigrator()
-    MoodSchema.registerMigrations(in: &migrator, legacyTimeZone: TimeZone(identifier: "UTC")!)
+    let migrator = OlderVersions.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
     try migrator.migrate(queue, upTo: MoodSchema.progressEntriesMigration)
     try queue.write { db in
       let quantities: [(String, DatabaseValueConvertible)] = [

@@ -3,7 +3,9 @@ import Foundation
 import GRDB
 import MoodTracking
 import Testing
+import WellflowComposition
 
+@testable import MoodTrackingSQLite
 @testable import Storage
 
 /// Databases written before labels and associations lived only in the entry rows.
@@ -15,7 +17,7 @@ import Testing
   /// rows beside them, as the previous version wrote them.
   func previousFormat() async throws -> (DatabaseQueue, SQLiteMoodFixture, [MoodEntry]) {
     let queue = try DatabaseQueue()
-    try WellflowDatabase.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
+    try OlderVersions.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
       .migrate(queue, upTo: Self.lastWithChildTables)
     let fixture = try SQLiteMoodFixture(db: queue)
     let daily = try await fixture.log(8, notes: "excited, met friends", at: "2026-01-04T08:00").entry
@@ -47,7 +49,7 @@ import Testing
     let before = try await fixture.history.history(in: .week)
     #expect(before.entries == saved)
 
-    try WellflowDatabase.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!).migrate(queue)
+    try WellflowFeatures.schema.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!).migrate(queue)
     #expect(
       try fixture.count(
         """
@@ -100,7 +102,7 @@ import Testing
       }
       let pool = try DatabasePool(
         path: directory.appendingPathComponent(WellflowDatabase.fileName).path, configuration: configuration)
-      try WellflowDatabase.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
+      try OlderVersions.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
         .migrate(pool, upTo: Self.lastWithChildTables)
       try await SQLiteMoodRepository(writer: pool).save(
         entries.map { ($0, OutboxRow.mood($0, operation: .create, id: UUID(), now: $0.date)) })
@@ -122,10 +124,11 @@ import Testing
       try database.writer.read { try Int.fetchOne($0, sql: "PRAGMA page_count")! }
     }
     let migrated = try WellflowDatabase.open(
-      directory: directory, legacyTimeZone: TimeZone(identifier: "UTC")!)
+      directory: directory, schema: WellflowFeatures.schema, legacyTimeZone: TimeZone(identifier: "UTC")!)
     // The same entries saved by this version into a new folder.
     let fresh = try WellflowDatabase.open(
-      directory: directory.appendingPathComponent("fresh"), legacyTimeZone: TimeZone(identifier: "UTC")!)
+      directory: directory.appendingPathComponent("fresh"), schema: WellflowFeatures.schema,
+      legacyTimeZone: TimeZone(identifier: "UTC")!)
     try await SQLiteMoodRepository(writer: fresh.writer).save(
       entries.map { ($0, OutboxRow.mood($0, operation: .create, id: UUID(), now: $0.date)) })
     #expect(try await migrated.writer.read { try Int.fetchOne($0, sql: "PRAGMA freelist_count")! } == 0)

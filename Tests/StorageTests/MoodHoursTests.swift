@@ -4,7 +4,9 @@ import Foundation
 import GRDB
 import MoodTracking
 import Testing
+import WellflowComposition
 
+@testable import MoodTrackingSQLite
 @testable import Storage
 
 /// Statistics read whole hours from `mood_hours`, which triggers keep: after any mix of
@@ -139,7 +141,7 @@ struct MoodHoursTests {
   }
 
   @Test func aDatabaseFromBeforeTheMigrationGetsItsHoursFromItsEntries() async throws {
-    let migrator = WellflowDatabase.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
+    let migrator = OlderVersions.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
     let queue = try DatabaseQueue()
     try migrator.migrate(queue, upTo: MoodSchema.moodEntriesListedFromIndexMigration)
     let repository = SQLiteMoodRepository(writer: queue)

@@ -3,7 +3,9 @@ import Foundation
 import GRDB
 import MoodTracking
 import Testing
+import WellflowComposition
 
+@testable import MoodTrackingSQLite
 @testable import Storage
 
 @Suite struct SQLiteMoodRepositoryTests {
@@ -291,9 +293,7 @@ import Testing
     let path = directory.appendingPathComponent("wellflow.sqlite").path
     func open() throws -> DatabasePool {
       let pool = try DatabasePool(path: path)
-      var migrator = DatabaseMigrator()
-      MoodSchema.registerMigrations(in: &migrator)
-      try migrator.migrate(pool)
+      try WellflowFeatures.schema.migrator().migrate(pool)
       return pool
     }
     let saved = try await SQLiteMoodFixture(db: try open()).log(7, notes: "kept").entry
@@ -315,7 +315,7 @@ import Testing
   }
 
   @Test func pendingRowsComeOldestFirstPerUser() async throws {
-    let outbox = SQLiteOutbox(writer: try migratedQueue())
+    let outbox = SQLiteOutbox(writer: try migratedQueue(), entities: WellflowFeatures.schema.outboxEntities)
     try await outbox.enqueue(row("alice", "b", at: 20))
     try await outbox.enqueue(row("alice", "a", at: 10))
     try await outbox.enqueue(row("bob", "c", at: 5))
@@ -328,7 +328,7 @@ import Testing
   }
 
   @Test func rowsOfTheSameEntityCoalesce() async throws {
-    let outbox = SQLiteOutbox(writer: try migratedQueue())
+    let outbox = SQLiteOutbox(writer: try migratedQueue(), entities: WellflowFeatures.schema.outboxEntities)
     try await outbox.enqueue(row("alice", "a", at: 10))
     try await outbox.enqueue(row("alice", "a", at: 20, operation: .update))
     let pending = try await outbox.pending(userID: "alice", dueAt: nil, limit: 10)
@@ -341,7 +341,7 @@ import Testing
   }
 
   @Test func retriesWaitUntilDueAndFailuresStop() async throws {
-    let outbox = SQLiteOutbox(writer: try migratedQueue())
+    let outbox = SQLiteOutbox(writer: try migratedQueue(), entities: WellflowFeatures.schema.outboxEntities)
     let first = row("alice", "a", at: 10)
     let second = row("alice", "b", at: 11)
     try await outbox.enqueue(first)

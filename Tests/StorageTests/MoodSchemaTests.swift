@@ -3,13 +3,15 @@ import GRDB
 import MoodTracking
 import Storage
 import Testing
+import WellflowComposition
+
+@testable import MoodTrackingSQLite
 
 @Suite struct MoodSchemaTests {
   /// A database as the original implementation left it: the first schema version only.
   func legacyDatabase() throws -> (DatabaseQueue, DatabaseMigrator) {
     let queue = try DatabaseQueue()
-    var migrator = DatabaseMigrator()
-    MoodSchema.registerMigrations(in: &migrator, legacyTimeZone: TimeZone(identifier: "Europe/Berlin")!)
+    let migrator = OlderVersions.migrator(legacyTimeZone: TimeZone(identifier: "Europe/Berlin")!)
     try migrator.migrate(queue, upTo: MoodSchema.progressEntriesMigration)
     try queue.write { db in
       let rows: [(String, String, String, Double, String, String?, String)] = [
@@ -62,7 +64,7 @@ import Testing
     // A date-only legacy row is that day in the user's zone.
     #expect(alice[2].date == moment("2025-12-02T00:00", "Europe/Berlin"))
     #expect(try await repository.count(userID: "bob") == 1)
-    let outbox = SQLiteOutbox(writer: queue)
+    let outbox = SQLiteOutbox(writer: queue, entities: WellflowFeatures.schema.outboxEntities)
     #expect(try await outbox.pendingCount(userID: "alice") == 2)
     #expect(try await outbox.pendingCount(userID: "bob") == 0)
     // Nothing lost: the progress rows are all still there.

@@ -3,6 +3,9 @@ import Foundation
 import GRDB
 import MoodTracking
 import Storage
+import WellflowComposition
+
+@testable import MoodTrackingSQLite
 
 /// A local date-time `YYYY-MM-DDTHH:MM` read in `zone`.
 func moment(_ text: String, _ zone: String = "UTC") -> Date {
@@ -18,7 +21,7 @@ func day(_ text: String) -> MoodDay { MoodDay(text)! }
 /// An in-memory database with the app's whole schema, as a data folder has it.
 func migratedQueue(legacyTimeZone: TimeZone = TimeZone(identifier: "UTC")!) throws -> DatabaseQueue {
   let queue = try DatabaseQueue()
-  try WellflowDatabase.migrator(legacyTimeZone: legacyTimeZone).migrate(queue)
+  try WellflowFeatures.schema.migrator(legacyTimeZone: legacyTimeZone).migrate(queue)
   return queue
 }
 
@@ -36,7 +39,7 @@ final class SQLiteMoodFixture: Sendable {
     self.db = db
     clock = ManualClock(now: moment(now, zone), timeZone: TimeZone(identifier: zone)!)
     repository = SQLiteMoodRepository(writer: db)
-    outbox = SQLiteOutbox(writer: db)
+    outbox = SQLiteOutbox(writer: db, entities: WellflowFeatures.schema.outboxEntities)
     healthStore = SQLiteStateOfMindStore(writer: db)
   }
 

@@ -3,7 +3,9 @@ import Foundation
 import GRDB
 import MoodTracking
 import Testing
+import WellflowComposition
 
+@testable import MoodTrackingSQLite
 @testable import Storage
 
 /// The entries list reads summaries from the (user, date) index alone: they must say
@@ -65,14 +67,14 @@ struct MoodSummariesTests {
   }
 
   @Test func aDatabaseFromBeforeTheMigrationGetsTheIndexAndKeepsItsEntries() async throws {
-    var earlier = WellflowDatabase.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
+    var earlier = OlderVersions.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
     let queue = try DatabaseQueue()
     try earlier.migrate(queue, upTo: MoodSchema.moodEntriesWithoutChildTablesMigration)
     let fixture = try SQLiteMoodFixture(db: queue)
     try await fixture.log(7, at: "2026-01-02T08:00")
     try await fixture.log(2, at: "2026-01-04T08:00")
     let before = try await fixture.repository.entries(userID: "alice", in: Self.interval)
-    earlier = WellflowDatabase.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
+    earlier = WellflowFeatures.schema.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
     try earlier.migrate(queue)
     #expect(try await fixture.repository.entries(userID: "alice", in: Self.interval) == before)
     #expect(

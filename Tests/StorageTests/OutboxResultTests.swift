@@ -4,6 +4,9 @@ import GRDB
 import MoodTracking
 import Storage
 import Testing
+import WellflowComposition
+
+@testable import MoodTrackingSQLite
 
 /// What recording a send's result does to the SQLite outbox: a synced row leaves it in
 /// the same transaction that gives its entity the backend's id, and a batch's results
@@ -27,7 +30,7 @@ import Testing
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "wf-vacuum-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let database = try WellflowDatabase.open(directory: directory)
+    let database = try WellflowDatabase.open(directory: directory, schema: WellflowFeatures.schema)
     #expect(try await database.writer.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 2)
     let fixture = try SQLiteMoodFixture(db: database.writer)
     for minute in 0..<400 {
@@ -125,7 +128,7 @@ import Testing
   }
 
   @Test func aJournalRowLeavesTheOutboxOnceSynced() async throws {
-    let outbox = SQLiteOutbox(writer: try migratedQueue())
+    let outbox = SQLiteOutbox(writer: try migratedQueue(), entities: WellflowFeatures.schema.outboxEntities)
     let row = OutboxRow(
       id: UUID(), userID: "alice", entity: .journal, entityID: "j-1", operation: .create, payload: "{}",
       nextAttemptAt: Date(timeIntervalSince1970: 10), createdAt: Date(timeIntervalSince1970: 10))
@@ -137,7 +140,7 @@ import Testing
 
   @Test func upgradingDropsTheSyncedRowsKeptBefore() throws {
     let queue = try DatabaseQueue()
-    let migrator = WellflowDatabase.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
+    let migrator = OlderVersions.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!)
     try migrator.migrate(queue, upTo: "moodEntriesByBackendID")
     try queue.write { db in
       for (index, status) in ["synced", "synced", "pending", "failed"].enumerated() {

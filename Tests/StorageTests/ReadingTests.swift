@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Testing
+import WellflowComposition
 
 @testable import Storage
 
@@ -27,14 +28,16 @@ struct ReadingTests {
   }
 
   @Test func readingKeepsCompiledStatements() throws {
-    let queue = try #require(try WellflowDatabase.inMemory().writer as? DatabaseQueue)
+    let queue = try #require(
+      try WellflowDatabase.inMemory(schema: WellflowFeatures.schema).writer as? DatabaseQueue)
     #expect(try Self.recompilations(queue) { try queue.reading { _ in } } == 0)
     // The reason it exists: GRDB's read recompiles them.
     #expect(try Self.recompilations(queue) { try queue.read { _ in } } == 1)
   }
 
   @Test func readingIsOneTransactionAndRollsBackOnError() throws {
-    let queue = try #require(try WellflowDatabase.inMemory().writer as? DatabaseQueue)
+    let queue = try #require(
+      try WellflowDatabase.inMemory(schema: WellflowFeatures.schema).writer as? DatabaseQueue)
     struct Failure: Error {}
     #expect(throws: Failure.self) {
       try queue.reading { db in

@@ -4,7 +4,10 @@ import GRDB
 import Journal
 import MoodTracking
 import Testing
+import WellflowComposition
 
+@testable import JournalSQLite
+@testable import MoodTrackingSQLite
 @testable import Storage
 
 /// Reused scratch databases: a run must never see what an earlier run wrote, and a
@@ -13,7 +16,7 @@ import Testing
 struct ScratchDatabasesTests {
   static func template() throws -> DatabaseQueue {
     let queue = try DatabaseQueue()
-    try WellflowDatabase.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!).migrate(queue)
+    try WellflowFeatures.schema.migrator(legacyTimeZone: TimeZone(identifier: "UTC")!).migrate(queue)
     return queue
   }
 
@@ -35,7 +38,7 @@ struct ScratchDatabasesTests {
   /// Writes through every adapter a run uses: moods (with outbox, labels and health
   /// samples), the journal, the key-value store. Returns the tables left non-empty.
   static func fill(_ queue: DatabaseQueue) async throws -> [String] {
-    let database = try WellflowDatabase(writer: queue)
+    let database = try WellflowDatabase(writer: queue, schema: WellflowFeatures.schema)
     let fixture = try SQLiteMoodFixture(db: queue)
     try await fixture.log(7, notes: "a note")
     try await fixture.log(3, at: "2026-01-04T20:00", kind: .momentaryEmotion)

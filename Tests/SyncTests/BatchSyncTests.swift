@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
+import MoodTrackingSQLite
 import Storage
 import SyncHTTPClient
 import Testing
@@ -25,7 +26,7 @@ import Testing
     init() throws {
       (database, directory) = try makeAppDatabase()
       repository = SQLiteMoodRepository(writer: database.writer)
-      outbox = SQLiteOutbox(writer: database.writer)
+      outbox = SQLiteOutbox(database: database)
     }
 
     /// Rows in the outbox table, whatever their status.

@@ -3,6 +3,9 @@ import Foundation
 import MoodTracking
 import Storage
 import Testing
+import WellflowComposition
+
+@testable import MoodTrackingSQLite
 
 /// Storage guarantees that only show with real processes (the `sync-crash-helper`).
 @Suite struct CrossProcessStorageTests {
@@ -23,10 +26,10 @@ import Testing
         let status = child.waitUntilExit()
         #expect(opened != nil && status == 0, "round \(round): exit \(status), \(child.output)")
       }
-      let database = try WellflowDatabase.open(directory: directory)
+      let database = try WellflowDatabase.open(directory: directory, schema: WellflowFeatures.schema)
       let repository = SQLiteMoodRepository(writer: database.writer)
       #expect(try await repository.count(userID: "alice") == 0)
-      #expect(try await SQLiteOutbox(writer: database.writer).pendingCount(userID: "alice") == 0)
+      #expect(try await SQLiteOutbox(database: database).pendingCount(userID: "alice") == 0)
       #expect(try await SQLiteStateOfMindStore(writer: database.writer).count(userID: "alice") == 0)
     }
   }
@@ -38,7 +41,7 @@ import Testing
       executable: try helperExecutable(), arguments: ["die-before-mirror", directory.path, "alice", "7"])
     #expect(child.waitUntilExit() == SIGKILL)
 
-    let database = try WellflowDatabase.open(directory: directory)
+    let database = try WellflowDatabase.open(directory: directory, schema: WellflowFeatures.schema)
     let repository = SQLiteMoodRepository(writer: database.writer)
     #expect(try await repository.count(userID: "alice") == 1)
     let owed = try await repository.entriesAwaitingHealthSample(userID: "alice", limit: 10)

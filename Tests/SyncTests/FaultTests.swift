@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import MoodTrackingSQLite
 import ProgressBackend
 import Storage
 import Sync
@@ -17,7 +18,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let clock = testClock()
     try await seedMoods(SQLiteMoodRepository(writer: database.writer), user: "alice", count: 3, clock: clock)
-    let outbox = SQLiteOutbox(writer: database.writer)
+    let outbox = SQLiteOutbox(database: database)
     let report = try await OutboxProcessor(outbox: outbox, api: client, clock: clock, random: { 0.5 })
       .run(userID: "alice")
     // The three rows went as one batch: each waits out its backoff.
@@ -47,7 +48,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let clock = testClock()
     try await seedMoods(SQLiteMoodRepository(writer: database.writer), user: "alice", count: 1, clock: clock)
-    let outbox = SQLiteOutbox(writer: database.writer)
+    let outbox = SQLiteOutbox(database: database)
     let processor = OutboxProcessor(outbox: outbox, api: backend.client("alice"), clock: clock)
     var report = try await processor.run(userID: "alice")
     #expect(report.retrying == 1)
@@ -76,7 +77,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let clock = testClock()
     try await seedMoods(SQLiteMoodRepository(writer: database.writer), user: "alice", count: 2, clock: clock)
-    let outbox = SQLiteOutbox(writer: database.writer)
+    let outbox = SQLiteOutbox(database: database)
     let transport = HTTPClientTransport { _ in
       while !held.current, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
     }
@@ -136,7 +137,7 @@ import Testing
     }
     #expect(seen.count == 1_000)
     #expect(Set(seen) == Set(entries.map(\.id.uuidString)))
-    let outbox = SQLiteOutbox(writer: database.writer)
+    let outbox = SQLiteOutbox(database: database)
     #expect(try await outbox.pendingCount(userID: "alice") == 0)
     #expect(try await outbox.failedCount(userID: "alice") == 0)
   }

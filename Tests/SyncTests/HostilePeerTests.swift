@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import MoodTrackingSQLite
 import Storage
 import SyncHTTPClient
 import SyncURLSession
@@ -28,7 +29,7 @@ import Testing
     let (database, directory) = try makeAppDatabase()
     defer { try? FileManager.default.removeItem(at: directory) }
     try await seedMoods(SQLiteMoodRepository(writer: database.writer), user: "alice", count: 2, clock: clock)
-    let outbox = SQLiteOutbox(writer: database.writer)
+    let outbox = SQLiteOutbox(database: database)
 
     let report = try await OutboxProcessor(outbox: outbox, api: backend.client(), clock: clock)
       .run(userID: "alice")

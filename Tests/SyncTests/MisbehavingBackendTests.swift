@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import MoodTrackingSQLite
 import Storage
 import SyncHTTPClient
 import Testing
@@ -22,7 +23,7 @@ import Testing
     let (database, directory) = try makeAppDatabase()
     try await seedMoods(
       SQLiteMoodRepository(writer: database.writer), user: "alice", count: count, clock: clock)
-    return (SQLiteOutbox(writer: database.writer), directory)
+    return (SQLiteOutbox(database: database), directory)
   }
 
   @Test func theClassificationTable() {
@@ -145,7 +146,7 @@ import Testing
       func api(for userID: String) async throws -> any ProgressAPI { client }
     }
     let service = SyncService(
-      connector: Connector(client: server.client()), outbox: SQLiteOutbox(writer: database.writer),
+      connector: Connector(client: server.client()), outbox: SQLiteOutbox(database: database),
       moods: repository, clock: clock, connectivity: NetworkSwitch())
 
     var result = try await service.sync(userID: "alice")

@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import MoodTrackingSQLite
 import ProgressBackend
 import Storage
 import Sync
@@ -59,7 +60,7 @@ import Testing
     return World(
       backend: backend, log: log, database: database,
       repository: SQLiteMoodRepository(writer: database.writer),
-      outbox: SQLiteOutbox(writer: database.writer), health: SQLiteStateOfMindStore(writer: database.writer))
+      outbox: SQLiteOutbox(database: database), health: SQLiteStateOfMindStore(writer: database.writer))
   }
 
   @Test func editsBeforeTheFirstSendAreOneCreateOfTheLatestState() async throws {

@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import MoodTrackingSQLite
 import Storage
 import Sync
 import SyncHTTPClient
@@ -15,7 +16,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let clock = testClock()
     let repository = SQLiteMoodRepository(writer: database.writer)
-    let outbox = SQLiteOutbox(writer: database.writer)
+    let outbox = SQLiteOutbox(database: database)
     let api = backend.client("alice")
 
     // This device's own entry, synced.
@@ -100,7 +101,7 @@ import Testing
       saved.append(entry)
     }
     let push = try await OutboxProcessor(
-      outbox: SQLiteOutbox(writer: database.writer), api: backend.client("alice"), clock: clock
+      outbox: SQLiteOutbox(database: database), api: backend.client("alice"), clock: clock
     ).run(userID: "alice")
     #expect(push.synced == 3)
     #expect(try await backend.client("alice").listProgress(ListQuery()).total == 3)
@@ -115,7 +116,7 @@ import Testing
     }
     let today = ManualClock(now: testClock().now, timeZone: tokyo)
     let result = try await SyncService(
-      connector: Connector(client: backend.client("alice")), outbox: SQLiteOutbox(writer: fresh.writer),
+      connector: Connector(client: backend.client("alice")), outbox: SQLiteOutbox(database: fresh),
       moods: freshRepository, clock: today, connectivity: NetworkSwitch()
     ).sync(userID: "alice")
     #expect(result.pulled == 3 && result.pullSkippedCount == 0, "\(result.pullSkipped)")

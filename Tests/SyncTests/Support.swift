@@ -1,10 +1,12 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import MoodTrackingSQLite
 import ProgressBackend
 import Storage
 import Sync
 import SyncHTTPClient
+import WellflowComposition
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -80,7 +82,10 @@ let utc = TimeZone(identifier: "UTC")!
 func makeAppDatabase() throws -> (WellflowDatabase, URL) {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
     "wellflow-sync-\(UUID().uuidString)")
-  return (try WellflowDatabase.open(directory: directory, legacyTimeZone: utc), directory)
+  return (
+    try WellflowDatabase.open(directory: directory, schema: WellflowFeatures.schema, legacyTimeZone: utc),
+    directory
+  )
 }
 
 /// `count` mood entries of `user`, one a day back from `clock.now`, with their outbox rows.

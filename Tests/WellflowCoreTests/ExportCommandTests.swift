@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import GRDB
+import MoodTrackingSQLite
 import Storage
 import Testing
 import WellflowCore

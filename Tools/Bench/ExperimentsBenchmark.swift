@@ -86,7 +86,8 @@ enum ExperimentsBenchmark {
     report.add(python.figure())
 
     // What the variant resolver calls per flow start, with the users' settings in SQLite.
-    let database = try WellflowDatabase.open(directory: directory.appendingPathComponent("app"))
+    let database = try WellflowDatabase.open(
+      directory: directory.appendingPathComponent("app"), schema: WellflowFeatures.schema)
     let assigner = ExperimentAssigner(experiments: experiments)
     let now = Date(timeIntervalSince1970: 1_767_650_400)
     let clock = ManualClock(now: now, timeZone: TimeZone(identifier: "UTC")!)

@@ -2,7 +2,9 @@ import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
+import MoodTrackingSQLite
 import Storage
+import WellflowComposition
 
 /// Figure 4: what a 30-day mood history costs one user, listing and statistics, on
 /// two data shapes — one heavy user holding every row, and many users of ordinary
@@ -51,7 +53,8 @@ enum MoodBenchmark {
 
   static func measure(_ shape: Shape, _ settings: Settings, _ report: Report) async throws {
     let directory = try await filled(shape, settings, report)
-    let database = try WellflowDatabase.open(directory: directory, legacyTimeZone: utc)
+    let database = try WellflowDatabase.open(
+      directory: directory, schema: WellflowFeatures.schema, legacyTimeZone: utc)
     let repository = SQLiteMoodRepository(writer: database.writer)
     let clock = ManualClock(now: end, timeZone: utc)
     let user = shape.queried
@@ -129,7 +132,7 @@ enum MoodBenchmark {
     let marker = """
       wellflow-bench history data v\(dataVersion)
       users \(shape.users), entries per user \(shape.entriesPerUser), days \(shape.days), end \(end.timeIntervalSince1970)
-      migrations \(WellflowDatabase.migrator(legacyTimeZone: utc).migrations.joined(separator: ","))
+      migrations \(WellflowFeatures.schema.migrator(legacyTimeZone: utc).migrations.joined(separator: ","))
 
       """
     if (try? String(contentsOf: markerFile, encoding: .utf8)) == marker {
@@ -142,7 +145,8 @@ enum MoodBenchmark {
     progress("[4] filling \(directory.path): \(grouped(Double(total))) entries (once; later runs reuse it)")
     let watch = Stopwatch()
     do {
-      let database = try WellflowDatabase.open(directory: directory, legacyTimeZone: utc)
+      let database = try WellflowDatabase.open(
+        directory: directory, schema: WellflowFeatures.schema, legacyTimeZone: utc)
       try await fill(SQLiteMoodRepository(writer: database.writer), shape)
       try await database.writer.writeWithoutTransaction { db in
         // A sync takes each synced row out of the outbox (`SQLiteOutbox.record`).

@@ -2,10 +2,12 @@ import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
+import MoodTrackingSQLite
 import ProgressBackend
 import Storage
 import Sync
 import SyncHTTPClient
+import WellflowComposition
 
 /// Figure 5: pending mood entries from the app's SQLite outbox to a separate
 /// `wellflow serve` process (SQLite backend) over loopback, through the product's
@@ -105,9 +107,9 @@ enum SyncBenchmark {
     let clock = ManualClock(now: Date(), timeZone: MoodBenchmark.utc)
     let appDirectory = directory.appendingPathComponent("app")
     var database: WellflowDatabase? = try WellflowDatabase.open(
-      directory: appDirectory, legacyTimeZone: MoodBenchmark.utc)
+      directory: appDirectory, schema: WellflowFeatures.schema, legacyTimeZone: MoodBenchmark.utc)
     try await seed(SQLiteMoodRepository(writer: database!.writer), count: count, clock: clock)
-    let outbox = SQLiteOutbox(writer: database!.writer)
+    let outbox = SQLiteOutbox(database: database!)
     let now = Date()
     let connector = FixedBackendConnector(
       credentials: BackendCredentials(

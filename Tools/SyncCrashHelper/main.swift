@@ -1,9 +1,11 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import MoodTrackingSQLite
 import Storage
 import Sync
 import SyncHTTPClient
+import WellflowComposition
 
 // A child process for the fault tests that need a real process:
 //
@@ -38,7 +40,8 @@ switch arguments.count > 1 ? arguments[1] : "" {
 case "open-database":
   guard arguments.count == 3 else { fail("usage: sync-crash-helper open-database DIR") }
   do {
-    _ = try WellflowDatabase.open(directory: URL(fileURLWithPath: arguments[2]))
+    _ = try WellflowDatabase.open(
+      directory: URL(fileURLWithPath: arguments[2]), schema: WellflowFeatures.schema)
     say("opened")
   } catch {
     say("failed \(error)")
@@ -49,7 +52,8 @@ case "die-before-mirror":
   guard arguments.count == 5, let score = Int(arguments[4]) else {
     fail("usage: sync-crash-helper die-before-mirror DIR USER SCORE")
   }
-  let database = try WellflowDatabase.open(directory: URL(fileURLWithPath: arguments[2]))
+  let database = try WellflowDatabase.open(
+    directory: URL(fileURLWithPath: arguments[2]), schema: WellflowFeatures.schema)
   let userID = arguments[3]
   let save = SaveMoodUseCase(
     repository: SQLiteMoodRepository(writer: database.writer), clock: SystemClock(),
@@ -63,8 +67,9 @@ default:
   }
   let userID = arguments[2]
   let concurrency = arguments.count > 6 ? Int(arguments[6]) ?? 1 : 1
-  let database = try WellflowDatabase.open(directory: URL(fileURLWithPath: arguments[1]))
-  let outbox = SQLiteOutbox(writer: database.writer)
+  let database = try WellflowDatabase.open(
+    directory: URL(fileURLWithPath: arguments[1]), schema: WellflowFeatures.schema)
+  let outbox = SQLiteOutbox(database: database)
   let processor = OutboxProcessor(
     outbox: outbox,
     api: ProgressAPIClient(

@@ -1,8 +1,11 @@
 import FlowKit
 import Foundation
 import Journal
+import JournalSQLite
 import MoodTracking
+import MoodTrackingSQLite
 import Storage
+import WellflowComposition
 
 /// Everything `wellflow export` takes.
 public struct ExportConfiguration: Sendable {
@@ -119,7 +122,7 @@ public enum ExportCommand {
     let database: WellflowDatabase
     do {
       database = try WellflowDatabase.openForReading(
-        directory: directory, legacyTimeZone: configuration.timeZone)
+        directory: directory, schema: WellflowFeatures.schema, legacyTimeZone: configuration.timeZone)
     } catch WellflowDatabase.ReadError.newerVersion(_, let unknown) {
       throw ExportError(
         message:

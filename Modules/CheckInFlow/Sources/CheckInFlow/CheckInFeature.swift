@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import MoodTracking
 
 /// Where the check-in keeps its settings in the user's key-value store.
@@ -23,6 +24,9 @@ public enum CheckInKeys {
 /// check-in launch rule. The app provides the mood ports (`MoodRepositoryKey`,
 /// `StateOfMindStoreKey`).
 public enum CheckInFeature: FlowFeature {
+  /// Its screens' text in English and German, shipped with the module.
+  public static var stringTables: Bundle? { .module }
+
   public static let flowID = MoodCheckInCoordinator.flowID
   /// Below onboarding's 200: a new user is onboarded before the first check-in.
   public static let launchPriority = 100

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a flow came to be presented (recorded in analytics, read by features).
 public struct FlowTrigger: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
   public var rawValue: String
@@ -326,11 +328,16 @@ public protocol FlowFeature: Sendable {
   /// stopping inside a flow. Empty by default: a feature that only uses the key-value
   /// store, the clock and analytics needs no port.
   static var requiredServices: [any ServiceKey.Type] { get }
+  /// The bundle holding the feature's string tables, one per language it ships, at
+  /// `Localization/<language>.lproj/Localizable.strings` (a resource of the feature's own
+  /// module: `.module`). Nil for a feature that shows no text of its own.
+  static var stringTables: Bundle? { get }
   static func register(in registry: inout FlowRegistry) throws(RegistryError)
 }
 
 extension FlowFeature {
   public static var requiredServices: [any ServiceKey.Type] { [] }
+  public static var stringTables: Bundle? { nil }
 }
 
 /// Everything the registered features offer: flows, queries, launch rules.

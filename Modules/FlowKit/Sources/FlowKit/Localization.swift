@@ -299,3 +299,22 @@ public struct ScreenLocalizer: Sendable {
     return screen
   }
 }
+
+/// String tables that ship as resources of the modules whose screens show them.
+public enum StringTables {
+  /// FlowKit's own: the words every feature's buttons share (Continue, OK, Cancel…).
+  public static var flowKit: Bundle { .module }
+
+  /// Where a module keeps its `locale` table inside its bundle.
+  public static func path(_ locale: String) -> String { "Localization/\(locale).lproj/Localizable.strings" }
+
+  /// The `locale` table in `bundle`; nil when the module ships none for that language.
+  /// A file that does not parse throws, with its place in the file.
+  public static func load(_ locale: String, from bundle: Bundle) throws -> StringTable? {
+    guard
+      let url = bundle.url(
+        forResource: "Localizable", withExtension: "strings", subdirectory: "Localization/\(locale).lproj")
+    else { return nil }
+    return try StringTable(locale: locale, parsing: String(contentsOf: url, encoding: .utf8))
+  }
+}

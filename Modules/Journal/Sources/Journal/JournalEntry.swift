@@ -139,3 +139,8 @@ public final class InMemoryJournalRepository: JournalRepository {
     state.saveSerial[entry.id] = state.nextSerial
   }
 }
+
+extension OutboxEntity {
+  /// A finished journal entry (`POST /api/v1/journal`).
+  public static let journal = OutboxEntity(rawValue: "journal")
+}

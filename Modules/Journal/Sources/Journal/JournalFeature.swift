@@ -1,8 +1,12 @@
 import FlowKit
+import Foundation
 
 /// The journal's one entry point into the app: the `journal` flow and its queries.
 /// The app provides `services[JournalRepositoryKey.self]`.
 public enum JournalFeature: FlowFeature {
+  /// Its screens' text in English and German, shipped with the module.
+  public static var stringTables: Bundle? { .module }
+
   public static var requiredServices: [any ServiceKey.Type] { [JournalRepositoryKey.self] }
 
   public static let screens = screens(catalog: nil)

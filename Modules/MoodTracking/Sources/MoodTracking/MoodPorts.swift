@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 /// Where mood entries live. Every call is scoped to one user.

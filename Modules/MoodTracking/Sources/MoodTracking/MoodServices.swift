@@ -11,10 +11,6 @@ public enum StateOfMindStoreKey: ServiceKey {
   public typealias Value = any StateOfMindStore
 }
 
-public enum OutboxKey: ServiceKey {
-  public typealias Value = any Outbox
-}
-
 extension HostEnvironment {
   /// Saving moods for the signed-in user, mirrored to the health store.
   public var saveMood: SaveMoodUseCase {

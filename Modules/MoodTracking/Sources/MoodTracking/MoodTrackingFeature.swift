@@ -1,7 +1,11 @@
 import FlowKit
+import Foundation
 
 /// Registers `mood.log`, `mood.history`, `mood.entries` and the mood, health and outbox queries.
 public enum MoodTrackingFeature: FlowFeature {
+  /// Its screens' text in English and German, shipped with the module.
+  public static var stringTables: Bundle? { .module }
+
   public static var requiredServices: [any ServiceKey.Type] {
     [MoodRepositoryKey.self, StateOfMindStoreKey.self, OutboxKey.self]
   }

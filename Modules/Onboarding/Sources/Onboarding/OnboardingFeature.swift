@@ -1,8 +1,12 @@
 import FlowKit
+import Foundation
 
 /// Registers the `onboarding` flow, its queries and the launch rule
 /// "not completed → onboarding", which is asked before every other rule.
 public enum OnboardingFeature: FlowFeature {
+  /// Its screens' text in English and German, shipped with the module.
+  public static var stringTables: Bundle? { .module }
+
   public static let flowID = "onboarding"
   public static let launchPriority = 200
 

@@ -2,7 +2,7 @@ import FlowKit
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import Journal
+import JournalCatalog
 import Logging
 import NIOCore
 

@@ -72,6 +72,9 @@ public enum ReminderError: Error, Equatable, CustomStringConvertible {
 /// The daily check-in reminder: flow `reminders`, the `checkin.reminder` notification
 /// (skipped on a day whose daily mood is in), opening it, and the queries.
 public enum RemindersFeature: FlowFeature {
+  /// Its screens' text in English and German, shipped with the module.
+  public static var stringTables: Bundle? { .module }
+
   public static let flowID = "reminders"
   public static let screenID = "reminders.settings"
   public static let checkInReminder = "checkin.reminder"

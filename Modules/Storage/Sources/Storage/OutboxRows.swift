@@ -1,17 +1,17 @@
+import FlowKit
 import Foundation
 import GRDB
-import MoodTracking
 
 /// How outbox rows map to the `outbox` table, for the outbox and for the repositories
 /// that enqueue inside their own transactions.
-enum OutboxRows {
+public enum OutboxRows {
   static let columns = """
     id, user_id, entity, entity_id, operation, payload, revision, backend_id, attempts,
     next_attempt_at, status, last_error, created_at
     """
 
   /// Inserts the row, or folds it into the entity's unsent row (see `OutboxRow.coalescing`).
-  static func enqueue(_ row: OutboxRow, in db: Database) throws {
+  public static func enqueue(_ row: OutboxRow, in db: Database) throws {
     let unsent = try Row.fetchOne(
       db.cachedStatement(
         sql: """
@@ -45,10 +45,13 @@ enum OutboxRows {
   /// A synced row whose change is the latest leaves the outbox (nothing reads it again:
   /// the entity keeps the backend's id, which is what a later change is sent with); one
   /// coalesced with a newer change since stays pending with the backend's id.
-  static func record(_ result: OutboxResult, in db: Database) throws {
+  /// `entities` say what a result does to each kind of entity (see `SQLiteOutboxEntity`).
+  static func record(
+    _ result: OutboxResult, entities: [OutboxEntity: SQLiteOutboxEntity], in db: Database
+  ) throws {
     let id = result.id.uuidString
     let entity: Row?
-    let syncStatus: SyncStatus
+    let syncStatus: OutboxStatus
     var backendID: String?
     switch result.outcome {
     case .synced(let revision, let sentBackendID):
@@ -83,13 +86,11 @@ enum OutboxRows {
       ).execute(arguments: [date.timeIntervalSince1970, reason, id])
       return
     }
-    guard let entity, (entity[0] as String) == OutboxEntity.mood.rawValue else { return }
-    try db.cachedStatement(
-      sql: """
-        UPDATE mood_entries SET backend_id = COALESCE(?, backend_id), sync_status = ?
-        WHERE id = ? AND user_id = ?
-        """
-    ).execute(arguments: [backendID, syncStatus.rawValue, entity[1], entity[2]])
+    guard let entity, let handler = entities[OutboxEntity(rawValue: entity[0])] else { return }
+    try handler.record(
+      db,
+      SQLiteOutboxEntity.Result(
+        entityID: entity[1], userID: entity[2], backendID: backendID, status: syncStatus))
   }
 
   static func insert(_ row: OutboxRow, in db: Database) throws {
@@ -104,7 +105,7 @@ enum OutboxRows {
 
   static func outboxRow(_ row: Row) -> OutboxRow {
     OutboxRow(
-      id: UUID(uuidString: row[0]) ?? UUID(), userID: row[1], entity: OutboxEntity(rawValue: row[2]) ?? .mood,
+      id: UUID(uuidString: row[0]) ?? UUID(), userID: row[1], entity: OutboxEntity(rawValue: row[2]),
       entityID: row[3], operation: OutboxOperation(rawValue: row[4]) ?? .update, payload: row[5],
       revision: row[6], backendID: row[7], attempts: row[8],
       nextAttemptAt: Date(timeIntervalSince1970: row[9]), status: OutboxStatus(rawValue: row[10]) ?? .pending,

@@ -9,14 +9,14 @@ extension DatabaseWriter {
   /// each read, every cached statement was compiled again on its next use. A queue reads
   /// in a plain deferred transaction instead. A pool's readers are read-only connections
   /// that never change the flag, so pools keep `read`.
-  func reading<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+  public func reading<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
     guard let queue = self as? DatabaseQueue else { return try await read(value) }
     if queue.isPrivateInMemory { return try queue.readingHere(value) }
     return try await writeWithoutTransaction { db in try db.inReadTransaction(value) }
   }
 
   /// The blocking form of `reading(_:)`.
-  func reading<T>(_ value: (Database) throws -> T) throws -> T {
+  public func reading<T>(_ value: (Database) throws -> T) throws -> T {
     guard let queue = self as? DatabaseQueue else { return try read(value) }
     return try queue.readingHere(value)
   }
@@ -33,7 +33,7 @@ extension DatabaseWriter {
 
   /// Writes in one transaction, for every adapter of the app: GRDB's `write`, except
   /// on a private in-memory database (see `isPrivateInMemory`).
-  func writing<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+  public func writing<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
     if let queue = self as? DatabaseQueue, queue.isPrivateInMemory { return try queue.writingHere(updates) }
     return try await write(updates)
   }

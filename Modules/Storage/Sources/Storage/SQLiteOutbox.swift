@@ -1,13 +1,22 @@
+import FlowKit
 import Foundation
 import GRDB
-import MoodTracking
 
 /// The outbox in SQLite, so unsent changes survive restarts.
 public final class SQLiteOutbox: Outbox {
   private let writer: any DatabaseWriter
+  private let entities: [OutboxEntity: SQLiteOutboxEntity]
 
-  public init(writer: any DatabaseWriter) {
+  /// The outbox of the app's database, with what its schema's features do on a result.
+  public convenience init(database: WellflowDatabase) {
+    self.init(writer: database.writer, entities: database.schema.outboxEntities)
+  }
+
+  /// `writer` holds the `outbox` table; `entities` say what a result does to each kind
+  /// of entity (none: only the row changes).
+  public init(writer: any DatabaseWriter, entities: [SQLiteOutboxEntity] = []) {
     self.writer = writer
+    self.entities = Dictionary(entities.map { ($0.entity, $0) }) { first, _ in first }
   }
 
   public func enqueue(_ row: OutboxRow) async throws {
@@ -42,8 +51,9 @@ public final class SQLiteOutbox: Outbox {
   /// Every result in one transaction (a batch's), each with its entity's sync state.
   public func record(_ results: [OutboxResult]) async throws {
     guard !results.isEmpty else { return }
+    let entities = entities
     try await writer.writing { db in
-      for result in results { try OutboxRows.record(result, in: db) }
+      for result in results { try OutboxRows.record(result, entities: entities, in: db) }
       // The synced rows' pages go back to the file system (a no-op in files made before
       // incremental vacuum was set; see WellflowDatabase.open).
       try db.execute(sql: "PRAGMA incremental_vacuum")

@@ -2,16 +2,20 @@ import Foundation
 import GRDB
 
 /// The app's SQLite database: one file in the run's data directory, WAL mode,
-/// migrated on open. Every persistence adapter of the app writes through it.
+/// migrated on open with the app's `schema`. Every persistence adapter of the app writes
+/// through it.
 public final class WellflowDatabase: Sendable {
   public static let fileName = "wellflow.sqlite"
 
   public let writer: any DatabaseWriter
+  /// The migrations it was opened with, and what its features' outbox rows do on a result.
+  public let schema: SQLiteSchema
 
   /// `legacyTimeZone` places old progress rows on the user's calendar days.
-  public init(writer: any DatabaseWriter, legacyTimeZone: TimeZone = .current) throws {
+  public init(writer: any DatabaseWriter, schema: SQLiteSchema, legacyTimeZone: TimeZone = .current) throws {
     self.writer = writer
-    try Self.migrator(legacyTimeZone: legacyTimeZone).migrate(writer)
+    self.schema = schema
+    try schema.migrator(legacyTimeZone: legacyTimeZone).migrate(writer)
   }
 
   /// Opens (or creates) the database in `directory`; `relaunch` reopens the same file.
@@ -22,7 +26,9 @@ public final class WellflowDatabase: Sendable {
   /// table; creating the file, switching it to WAL and migrating therefore happen under
   /// an exclusive lock on `lockFileName` beside it: the second process waits, then finds
   /// every migration applied.
-  public static func open(directory: URL, legacyTimeZone: TimeZone = .current) throws -> WellflowDatabase {
+  public static func open(directory: URL, schema: SQLiteSchema, legacyTimeZone: TimeZone = .current) throws
+    -> WellflowDatabase
+  {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return try FileLock.exclusively(directory.appendingPathComponent(lockFileName)) {
       var configuration = Configuration()
@@ -36,7 +42,7 @@ public final class WellflowDatabase: Sendable {
       }
       let pool = try DatabasePool(
         path: directory.appendingPathComponent(fileName).path, configuration: configuration)
-      return try WellflowDatabase(writer: pool, legacyTimeZone: legacyTimeZone)
+      return try WellflowDatabase(writer: pool, schema: schema, legacyTimeZone: legacyTimeZone)
     }
   }
 
@@ -49,8 +55,8 @@ public final class WellflowDatabase: Sendable {
   /// returns. A file an older version wrote is then migrated in memory; one a newer
   /// version wrote (it has migrations this version does not know) is refused, since this
   /// version cannot know what they mean.
-  public static func openForReading(directory: URL, legacyTimeZone: TimeZone = .current) throws
-    -> WellflowDatabase
+  public static func openForReading(directory: URL, schema: SQLiteSchema, legacyTimeZone: TimeZone = .current)
+    throws -> WellflowDatabase
   {
     let path = directory.appendingPathComponent(fileName).path
     guard FileManager.default.fileExists(atPath: path) else { throw ReadError.missing(path: path) }
@@ -71,7 +77,7 @@ public final class WellflowDatabase: Sendable {
       try file.backup(to: memory)
       try file.close()
     }
-    let migrator = migrator(legacyTimeZone: legacyTimeZone)
+    let migrator = schema.migrator(legacyTimeZone: legacyTimeZone)
     let (superseded, current) = try memory.read { db in
       (
         try migrator.appliedIdentifiers(db).subtracting(migrator.migrations),
@@ -82,7 +88,7 @@ public final class WellflowDatabase: Sendable {
     if !current { try migrator.migrate(memory) }
     // What reads it cannot change it by mistake either.
     try memory.inDatabase { try $0.execute(sql: "PRAGMA query_only = 1") }
-    return WellflowDatabase(migrated: memory)
+    return WellflowDatabase(migrated: memory, schema: schema)
   }
 
   /// Why `openForReading` could not open a data folder.
@@ -105,56 +111,21 @@ public final class WellflowDatabase: Sendable {
   public static let lockFileName = "wellflow.sqlite.lock"
 
   /// A private in-memory database, for tests and benchmarks.
-  public static func inMemory() throws -> WellflowDatabase {
-    try WellflowDatabase(writer: DatabaseQueue())
+  public static func inMemory(schema: SQLiteSchema) throws -> WellflowDatabase {
+    try WellflowDatabase(writer: DatabaseQueue(), schema: schema)
   }
 
-  /// A fresh database in memory, holding exactly what the migrations make: a run that
-  /// keeps no data (a script without `--data-dir`) gets the real SQLite schema and
-  /// adapters with no file and no fsync. The first ones are made from the migrations'
-  /// result written out (`SchemaBaseline`); later ones are databases no one holds any
+  /// A fresh database in memory, holding exactly what the schema's migrations make: a run
+  /// that keeps no data (a script without `--data-dir`) gets the real SQLite schema and
+  /// adapters with no file and no fsync. The first ones are made by running the
+  /// migrations (`SQLiteSchema.freshDatabase`); later ones are databases no one holds any
   /// more, emptied back to what a new one holds (`ScratchDatabases`).
-  public static func scratch() throws -> WellflowDatabase {
-    WellflowDatabase(migrated: try scratchDatabases.take())
+  public static func scratch(schema: SQLiteSchema) throws -> WellflowDatabase {
+    WellflowDatabase(migrated: try schema.scratchDatabases.take(), schema: schema)
   }
 
-  private static let scratchDatabases = ScratchDatabases {
-    try SchemaBaseline.freshDatabase(migrator: migrator())
-  }
-
-  private init(migrated writer: any DatabaseWriter) {
+  private init(migrated writer: any DatabaseWriter, schema: SQLiteSchema) {
     self.writer = writer
-  }
-
-  /// The schema, in order. Migrations are append-only: a shipped one never changes.
-  public static func migrator(legacyTimeZone: TimeZone = .current) -> DatabaseMigrator {
-    var migrator = DatabaseMigrator()
-    // The first migrations recreate the original mood tracking schema and convert it.
-    MoodSchema.registerMigrations(in: &migrator, legacyTimeZone: legacyTimeZone)
-    migrator.registerMigration("keyValues") { db in
-      try db.create(table: "key_values") { table in
-        table.column("user_id", .text).notNull()
-        table.column("key", .text).notNull()
-        table.column("value", .text).notNull()
-        table.primaryKey(["user_id", "key"])
-      }
-    }
-    SQLiteJournalRepository.registerMigrations(in: &migrator)
-    migrator.registerMigration("moodEntriesByBackendID") { db in
-      // Pulling from the backend looks entries up by the backend's id.
-      try db.execute(
-        sql: """
-          CREATE INDEX mood_entries_by_backend_id ON mood_entries(user_id, backend_id)
-            WHERE backend_id IS NOT NULL
-          """)
-    }
-    migrator.registerMigration("outboxWithoutSyncedRows") { db in
-      // A synced row now leaves the outbox when its result is recorded (the entity keeps
-      // the backend's id); those kept before go too.
-      try db.execute(sql: "DELETE FROM outbox WHERE status = 'synced'")
-    }
-    MoodSchema.registerLaterMigrations(in: &migrator)
-    SQLiteDeliveredNotificationStore.registerMigrations(in: &migrator)
-    return migrator
+    self.schema = schema
   }
 }

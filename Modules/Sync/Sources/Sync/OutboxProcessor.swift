@@ -298,10 +298,9 @@ public final class OutboxProcessor: Sendable {
   /// key, which the backend refuses (422) for another request. A journal entry is sent
   /// once and keeps `entity:revision`, so one queued again gets the first answer.
   public static func idempotencyKey(for row: OutboxRow) -> String {
-    switch row.entity {
-    case .mood: "\(row.entityID):\(row.id.uuidString.lowercased()):\(row.revision)"
-    case .journal: "\(row.entityID):\(row.revision)"
-    }
+    row.entity == .mood
+      ? "\(row.entityID):\(row.id.uuidString.lowercased()):\(row.revision)"
+      : "\(row.entityID):\(row.revision)"
   }
 
   /// How a batch went: an answer per row (the backend's id, or why not), or the rows
@@ -418,8 +417,8 @@ public final class OutboxProcessor: Sendable {
       case (_, nil):
         return try await api.createProgress(body: body, idempotencyKey: key).id
       }
-    case .journal:
-      // Journal entries are written once; one the backend has needs nothing more.
+    default:
+      // The journal's rows (the one other entity). Journal entries are written once; one the backend has needs nothing more.
       if let id = row.backendID { return id }
       return try await api.createJournal(body: body, idempotencyKey: key).id
     }

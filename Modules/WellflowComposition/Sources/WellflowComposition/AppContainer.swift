@@ -1,8 +1,6 @@
 import FlowKit
 import Foundation
-import Journal
 import MoodTracking
-import Reminders
 import Storage
 import Sync
 
@@ -34,6 +32,8 @@ public final class AppContainer {
 
   public let registry: FlowRegistry
   public let storage: StorageMode
+  /// The features' storage: migrations and adapters, each feature's own.
+  public let schema: SQLiteSchema
   /// Where `.sqlite` keeps `wellflow.sqlite`; unused by the other modes.
   public let dataDirectory: URL
   public let clock: any FlowClock
@@ -58,12 +58,14 @@ public final class AppContainer {
   private(set) var database: WellflowDatabase?
   /// The `.sqliteScratch` database, kept across relaunches.
   private(set) var scratch: WellflowDatabase?
-  private lazy var memory = MemoryPorts()
+  /// The `.memory` adapters, kept across relaunches.
+  private var memory: MemoryPorts?
 
   /// `clock` defaults to the device's clock and `presentationClock` to real pauses;
   /// `workMode` `.deferred` is for headless runners, which settle between steps.
   public init(
-    registry: FlowRegistry, storage: StorageMode = .sqlite, dataDirectory: URL, userID: String,
+    registry: FlowRegistry, storage: StorageMode = .sqlite, schema: SQLiteSchema = WellflowFeatures.schema,
+    dataDirectory: URL, userID: String,
     clock: any FlowClock = SystemClock(), analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
     backend: any BackendConnector, connectivity: any Connectivity = NetworkSwitch(),
     workMode: WorkTracker.Mode = .concurrent,
@@ -73,6 +75,7 @@ public final class AppContainer {
   ) {
     self.registry = registry
     self.storage = storage
+    self.schema = schema
     self.dataDirectory = dataDirectory
     self.userID = userID
     self.clock = clock
@@ -94,37 +97,32 @@ public final class AppContainer {
     let keyValueStore: any KeyValueStore
     var services = Services()
     var database: WellflowDatabase?
-    let deliveries: any DeliveredNotificationStore
     switch storage {
     case .sqlite, .sqliteScratch:
       let opened: WellflowDatabase
       if storage == .sqlite {
-        opened = try WellflowDatabase.open(directory: dataDirectory, legacyTimeZone: clock.timeZone)
+        opened = try WellflowDatabase.open(
+          directory: dataDirectory, schema: schema, legacyTimeZone: clock.timeZone)
       } else {
-        opened = try scratch ?? WellflowDatabase.scratch()
+        opened = try scratch ?? WellflowDatabase.scratch(schema: schema)
         scratch = opened
       }
-      keyValueStore = SQLiteKeyValueStore(database: opened, userID: userID)
-      let journal = SQLiteJournalRepository(database: opened, clock: clock)
-      try journal.queueUnfinished(userID: userID)
-      services[JournalRepositoryKey.self] = journal
-      services[MoodRepositoryKey.self] = SQLiteMoodRepository(writer: opened.writer)
-      services[StateOfMindStoreKey.self] = SQLiteStateOfMindStore(writer: opened.writer)
-      services[OutboxKey.self] = SQLiteOutbox(writer: opened.writer)
-      deliveries = SQLiteDeliveredNotificationStore(database: opened, userID: userID)
+      let context = AdapterContext(
+        userID: userID, clock: clock, keyValueStore: SQLiteKeyValueStore(database: opened, userID: userID),
+        outbox: SQLiteOutbox(database: opened))
+      services[OutboxKey.self] = context.outbox
+      for feature in schema.features { try feature.sqliteAdapters(&services, opened, context) }
+      keyValueStore = context.keyValueStore
       database = opened
     case .memory:
-      keyValueStore = memory.store
-      services[JournalRepositoryKey.self] = memory.journal
-      services[MoodRepositoryKey.self] = memory.moods
-      services[StateOfMindStoreKey.self] = memory.health
+      let memory = memory ?? MemoryPorts(schema: schema)
+      self.memory = memory
+      let context = AdapterContext(
+        userID: userID, clock: clock, keyValueStore: memory.store, outbox: memory.outbox)
       services[OutboxKey.self] = memory.outbox
-      deliveries = memory.deliveries
+      for install in memory.features { install(&services, context) }
+      keyValueStore = memory.store
     }
-    // Reminders keep what they scheduled in the user's store and what they delivered in
-    // their own (SQLite in the app), and deliver on the host's clock.
-    services[NotificationSchedulerKey.self] = LocalNotificationScheduler(
-      store: keyValueStore, deliveries: deliveries, clock: clock)
     customizeServices?(&services)
     let sync: SyncService
     if services.has(SyncServiceKey.self) {
@@ -159,7 +157,7 @@ public final class AppContainer {
     case .sqliteScratch:
       scratch = nil
     case .memory:
-      memory = MemoryPorts()
+      memory = nil
     }
   }
 
@@ -173,17 +171,16 @@ public final class AppContainer {
 }
 
 /// The `.memory` adapters, kept together so a relaunch finds them and a clear replaces them.
+@MainActor
 private struct MemoryPorts {
   let store = InMemoryKeyValueStore()
-  let journal = InMemoryJournalRepository()
-  let outbox: InMemoryOutbox
-  let moods: InMemoryMoodRepository
-  let health = InMemoryStateOfMindStore()
-  let deliveries = InMemoryDeliveredNotificationStore()
+  let outbox = InMemoryOutbox()
+  /// Each feature's, installing the same instances at every launch.
+  let features: [@MainActor (inout Services, AdapterContext) -> Void]
 
-  init() {
-    outbox = InMemoryOutbox()
-    moods = InMemoryMoodRepository(outbox: outbox)
+  init(schema: SQLiteSchema) {
+    let outbox = outbox
+    features = schema.features.map { $0.memoryAdapters(outbox) }
   }
 }
 

@@ -1,9 +1,13 @@
 import CheckInFlow
 import FlowKit
 import Journal
+import JournalSQLite
 import MoodTracking
+import MoodTrackingSQLite
 import Onboarding
 import Reminders
+import RemindersSQLite
+import Storage
 import Sync
 
 /// The features the app ships. Their order does not change what the app does: launch
@@ -15,6 +19,17 @@ public enum WellflowFeatures {
     OnboardingFeature.self, MoodTrackingFeature.self, CheckInFeature.self, JournalFeature.self,
     SyncFeature.self, RemindersFeature.self,
   ]
+
+  /// The features' storage, from their adapter modules: their migrations run after the
+  /// shared ones in this order, so a feature is added at the end (a file's applied
+  /// migrations are never run again, whatever the order).
+  public static let storage: [FeatureStorage] = [
+    MoodTrackingStorage.feature, JournalStorage.feature, RemindersStorage.feature,
+  ]
+
+  /// The app's database schema, made of `storage`. One for the process: it keeps the
+  /// in-memory databases of runs that keep nothing.
+  public static let schema = SQLiteSchema(storage)
 
   /// Registers `features` and checks what can only be checked once all registered.
   public static func makeRegistry(_ features: [any FlowFeature.Type] = all) throws(RegistryError)

@@ -1,28 +1,56 @@
 import FlowKit
 import Foundation
 
-/// The app's string tables, in Apple's `.strings` format, one per language under
-/// `Localization/<language>.lproj/Localizable.strings`, keyed by the English text the
-/// flows show. English is the flows' own text; its table lists every key, so a
-/// translator sees what to translate. Adding a flow's copy to every language is adding
-/// its lines to these tables, nothing else.
+/// The app's string tables: each module ships its own, in Apple's `.strings` format, as a
+/// resource at `Localization/<language>.lproj/Localizable.strings` (FlowKit the words
+/// every feature shares, each feature its screens'), keyed by the English text the flows
+/// show. English is the flows' own text; its table lists every key, so a translator sees
+/// what to translate. A language's table here is every module's of that language, merged.
 public enum WellflowLocalization {
   /// The languages the app ships, English first (the default).
   public static let locales = ["en", "de"]
   public static let defaultLocale = "en"
 
-  /// Reads one language's table; throws for a language the app does not ship or a file
-  /// that does not parse (`file:line:column: message`).
-  public static func loadTable(_ locale: String) throws -> StringTable {
-    guard locales.contains(locale),
-      let url = Bundle.module.url(
-        forResource: "Localizable", withExtension: "strings", subdirectory: "Localization/\(locale).lproj")
-    else { throw LocalizationError.unknownLocale(locale, known: locales) }
-    let text = try String(contentsOf: url, encoding: .utf8)
-    do {
-      return try StringTable(locale: locale, parsing: text)
-    } catch {
-      throw LocalizationError.badTable(file: "\(locale).lproj/Localizable.strings", error)
+  /// Whose tables make the app's: FlowKit's, then each feature's that shows text.
+  public static func sources(_ features: [any FlowFeature.Type] = WellflowFeatures.all) -> [(
+    name: String, bundle: Bundle
+  )] {
+    [("FlowKit", StringTables.flowKit)]
+      + features.compactMap { feature in
+        feature.stringTables.map { (_typeName(feature, qualified: false), $0) }
+      }
+  }
+
+  /// Reads one language's tables, merged; throws for a language the app does not ship or
+  /// a file that does not parse (`file:line:column: message`). A module without a table
+  /// for the language adds nothing (its screens stay English); `missingTables` names it.
+  public static func loadTable(_ locale: String, features: [any FlowFeature.Type] = WellflowFeatures.all)
+    throws
+    -> StringTable
+  {
+    guard locales.contains(locale) else { throw LocalizationError.unknownLocale(locale, known: locales) }
+    var entries: [String: String] = [:]
+    for source in sources(features) {
+      let table: StringTable?
+      do {
+        table = try StringTables.load(locale, from: source.bundle)
+      } catch let error as StringsFileError {
+        throw LocalizationError.badTable(file: "\(source.name): \(StringTables.path(locale))", error)
+      }
+      // The first module to translate a text wins; the same text reads the same everywhere.
+      entries.merge(table?.entries ?? [:]) { first, _ in first }
+    }
+    return StringTable(locale: locale, entries: entries)
+  }
+
+  /// Each module that ships no table for one of the app's languages, as a sentence:
+  /// "Breathing has no de table (Localization/de.lproj/Localizable.strings)".
+  public static func missingTables(features: [any FlowFeature.Type] = WellflowFeatures.all) -> [String] {
+    sources(features).flatMap { source in
+      locales.compactMap { locale in
+        let table = try? StringTables.load(locale, from: source.bundle)
+        return table == nil ? "\(source.name) has no \(locale) table (\(StringTables.path(locale)))" : nil
+      }
     }
   }
 

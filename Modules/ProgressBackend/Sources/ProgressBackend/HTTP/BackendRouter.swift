@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import Journal
+import JournalCatalog
 import ProgressContract
 
 /// The progress API's router: middleware for what every request goes through, then a route

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import Journal
+import JournalCatalog
 import ProgressContract
 
 /// `/api/v1/journal`: the user's journal entries, checked against the bundled catalog.

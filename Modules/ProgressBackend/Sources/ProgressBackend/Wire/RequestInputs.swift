@@ -1,5 +1,5 @@
 import Foundation
-import Journal
+import JournalCatalog
 import ProgressContract
 
 // The wire's names are the contract's (ProgressContract); messages name them from there.

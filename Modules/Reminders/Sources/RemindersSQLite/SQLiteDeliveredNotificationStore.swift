@@ -1,6 +1,8 @@
+import FlowKit
 import Foundation
 import GRDB
 import Reminders
+import Storage
 
 /// The notifications the reminders delivered to one user, a row each in
 /// `delivered_notifications`, so a delivery is one insert however many came before.
@@ -13,8 +15,9 @@ public struct SQLiteDeliveredNotificationStore: DeliveredNotificationStore {
     self.userID = userID
   }
 
-  static func registerMigrations(in migrator: inout DatabaseMigrator) {
-    migrator.registerMigration("deliveredNotifications") { db in
+  /// The reminders' table, in order.
+  public static let migrations: [SQLiteMigration] = [
+    SQLiteMigration("deliveredNotifications") { db, _ in
       // `seq` (the rowid) keeps the order of delivery; the index answers the counts and
       // the unopened ones, in that order, without reading the opened ones.
       try db.execute(
@@ -30,7 +33,7 @@ public struct SQLiteDeliveredNotificationStore: DeliveredNotificationStore {
           """)
       try moveLegacyDeliveries(in: db)
     }
-  }
+  ]
 
   /// Until this table, each user's deliveries were one JSON list in the key-value store,
   /// rewritten whole for every delivery: they move here in their order. A list that

@@ -1,6 +1,8 @@
+import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
+import Storage
 
 /// How mood entries map to rows. Labels and associations are kept in order in the
 /// entry row, as comma-separated stored names.

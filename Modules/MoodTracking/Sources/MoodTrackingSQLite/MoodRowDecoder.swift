@@ -1,7 +1,9 @@
+import FlowKit
 import Foundation
 import GRDB
 import GRDBSQLite
 import MoodTracking
+import Storage
 
 /// Turns the current row of a statement selecting `MoodRows.columns` of one user's rows
 /// into a `MoodEntry`, reading SQLite's column buffers in place: ids, days, labels and

@@ -1,6 +1,8 @@
+import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
+import Storage
 
 /// The `health_samples_owed` table: entries whose health sample a save promised. The
 /// note is written in the entry's transaction and goes once a store holds the sample

@@ -1,6 +1,8 @@
+import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
+import Storage
 
 /// The local state-of-mind store that stands in for HealthKit off Apple platforms.
 /// It lives in the app's database, so opening it repairs what a crash cut short.

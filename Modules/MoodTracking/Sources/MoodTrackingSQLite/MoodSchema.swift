@@ -1,21 +1,23 @@
+import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
+import Storage
 
-/// The mood tables and their migrations. The app's database setup registers these
-/// first, then its own, then `registerLaterMigrations`.
+/// The mood tables and their migrations (`migrations`, in order).
 public enum MoodSchema {
   public static let progressEntriesMigration = "v1_progressEntries"
   public static let moodEntriesMigration = "v2_moodEntries"
   public static let healthSamplesOwedMigration = "v3_healthSamplesOwed"
   public static let moodEntryDeletionsMigration = "v4_moodEntryDeletions"
 
+  public static let moodEntriesByBackendIDMigration = "moodEntriesByBackendID"
+
+  /// Every mood migration, in the order they run. The migration context's
   /// `legacyTimeZone` places legacy progress rows, which stored instants, on the user's
   /// calendar days; the device's zone is the best guess for data written on it.
-  public static func registerMigrations(
-    in migrator: inout DatabaseMigrator, legacyTimeZone: TimeZone = .current
-  ) {
-    migrator.registerMigration(progressEntriesMigration) { db in
+  public static let migrations: [SQLiteMigration] = [
+    SQLiteMigration(progressEntriesMigration) { db, _ in
       // The table of the original mood tracking implementation, kept as it was.
       try db.execute(
         sql: """
@@ -32,12 +34,12 @@ public enum MoodSchema {
           );
           CREATE INDEX progress_entries_by_user_type_date ON progress_entries(user_id, type, date);
           """)
-    }
-    migrator.registerMigration(moodEntriesMigration) { db in
+    },
+    SQLiteMigration(moodEntriesMigration) { db, context in
       try createMoodTables(db)
-      try convertLegacyMoodScores(db, timeZone: legacyTimeZone)
-    }
-    migrator.registerMigration(healthSamplesOwedMigration) { db in
+      try convertLegacyMoodScores(db, timeZone: context.legacyTimeZone)
+    },
+    SQLiteMigration(healthSamplesOwedMigration) { db, _ in
       // Entries whose health sample a save promised and no store has confirmed yet,
       // noted in the entry's transaction so a crash before the sample is repaired
       // (see `HealthSamplesOwed`). Databases migrated before it run it after the app's
@@ -57,8 +59,8 @@ public enum MoodSchema {
             WHERE e.source = 'userEntry' AND NOT EXISTS (
               SELECT 1 FROM state_of_mind_samples s WHERE s.user_id = e.user_id AND s.id = e.id);
           """)
-    }
-    migrator.registerMigration(moodEntryDeletionsMigration) { db in
+    },
+    SQLiteMigration(moodEntryDeletionsMigration) { db, _ in
       // Entries the user deleted, by their id and the backend's, so that neither a pull
       // (the backend may still have the row until the DELETE is sent) nor a health
       // import (a sample the store failed to delete) brings one back.
@@ -74,15 +76,16 @@ public enum MoodSchema {
           CREATE INDEX mood_entry_deletions_by_backend_id ON mood_entry_deletions(user_id, backend_id)
             WHERE backend_id IS NOT NULL;
           """)
-    }
-  }
-
-  public static let moodEntriesWithoutChildTablesMigration = "moodEntriesWithoutChildTables"
-
-  /// The mood migrations that came after the app's own first ones; the app's setup
-  /// registers them after those (migrations run in the order they were registered).
-  public static func registerLaterMigrations(in migrator: inout DatabaseMigrator) {
-    migrator.registerMigration(moodEntriesWithoutChildTablesMigration) { db in
+    },
+    SQLiteMigration(moodEntriesByBackendIDMigration) { db, _ in
+      // Pulling from the backend looks entries up by the backend's id.
+      try db.execute(
+        sql: """
+          CREATE INDEX mood_entries_by_backend_id ON mood_entries(user_id, backend_id)
+            WHERE backend_id IS NOT NULL
+          """)
+    },
+    SQLiteMigration(moodEntriesWithoutChildTablesMigration) { db, _ in
       // Labels and associations were also kept one row each in two child tables, each
       // with an index by value: four copies of the entry's id, about half of what a
       // saved entry took on disk, for one query (entries by label) that reads the
@@ -95,8 +98,8 @@ public enum MoodSchema {
           DROP TABLE mood_entry_associations;
           PRAGMA incremental_vacuum;
           """)
-    }
-    migrator.registerMigration(moodEntriesListedFromIndexMigration) { db in
+    },
+    SQLiteMigration(moodEntriesListedFromIndexMigration) { db, _ in
       // The entries list reads id, date, creation time, score and labels of a range
       // (`SQLiteMoodRepository.summaries`). With them in the (user, date) index it
       // reads the index alone, in order, instead of the whole row of every entry: a
@@ -108,8 +111,8 @@ public enum MoodSchema {
           CREATE INDEX mood_entries_by_user_date
             ON mood_entries(user_id, date, save_seq, score, created_at, id, labels);
           """)
-    }
-    migrator.registerMigration(moodHoursMigration) { db in
+    },
+    SQLiteMigration(moodHoursMigration) { db, _ in
       // Each user's count, score total, lowest and highest per hour, kept by triggers, so
       // a range's statistics read one row an hour (and the entries of the part-hours at
       // its ends) instead of every entry: a month of a user who logs 270 moods a day
@@ -141,9 +144,10 @@ public enum MoodSchema {
             \(hourFigures(adding: "NEW"))
           END;
           """)
-    }
-  }
+    },
+  ]
 
+  public static let moodEntriesWithoutChildTablesMigration = "moodEntriesWithoutChildTables"
   public static let moodEntriesListedFromIndexMigration = "moodEntriesListedFromIndex"
   public static let moodHoursMigration = "moodHours"
 
@@ -264,25 +268,8 @@ public enum MoodSchema {
             ON CONFLICT (user_id, day_number) DO UPDATE SET entries = entries + 1;
         END;
 
-        CREATE TABLE outbox (
-          id TEXT PRIMARY KEY NOT NULL,
-          user_id TEXT NOT NULL,
-          entity TEXT NOT NULL,
-          entity_id TEXT NOT NULL,
-          operation TEXT NOT NULL,
-          payload TEXT NOT NULL,
-          revision INTEGER NOT NULL,
-          backend_id TEXT,
-          attempts INTEGER NOT NULL DEFAULT 0,
-          next_attempt_at REAL NOT NULL,
-          status TEXT NOT NULL CHECK (status IN ('pending', 'synced', 'failed')),
-          last_error TEXT,
-          created_at REAL NOT NULL
-        );
-        -- At most one unsent row per entity: newer changes coalesce into it.
-        CREATE UNIQUE INDEX outbox_unsent_entity ON outbox(user_id, entity, entity_id)
-          WHERE status != 'synced';
-        CREATE INDEX outbox_by_user_status ON outbox(user_id, status, created_at);
+        -- The outbox, made here until then, is the shared migration `outbox`'s now: it
+        -- runs first, and files made before hold it as it was made here.
 
         CREATE TABLE state_of_mind_samples (
           id TEXT NOT NULL,

@@ -1,7 +1,9 @@
+import FlowKit
 import Foundation
 import GRDB
 import GRDBSQLite
 import MoodTracking
+import Storage
 
 /// Mood entries in SQLite. Range reads use the (user, date) index, which alone answers
 /// the entries list; statistics add up the hourly figures the triggers keep
@@ -9,8 +11,8 @@ import MoodTracking
 public final class SQLiteMoodRepository: MoodRepository {
   private let writer: any DatabaseWriter
 
-  /// `writer` must have been migrated with `WellflowDatabase.migrator` (or at least
-  /// `MoodSchema.registerMigrations(in:)`).
+  /// `writer` must have been migrated with a schema holding `MoodTrackingStorage.feature`
+  /// (`SQLiteSchema.migrator`).
   public init(writer: any DatabaseWriter) {
     self.writer = writer
   }

@@ -2,7 +2,7 @@ import FlowKit
 import Foundation
 import GRDB
 import Journal
-import MoodTracking
+import Storage
 
 /// Journal entries in SQLite. `finish` writes the entry's final state and its one
 /// outbox row (`POST /api/v1/journal`) in one transaction.
@@ -15,8 +15,9 @@ public final class SQLiteJournalRepository: JournalRepository {
     self.clock = clock
   }
 
-  static func registerMigrations(in migrator: inout DatabaseMigrator) {
-    migrator.registerMigration("journalEntries") { db in
+  /// The journal's tables, in order.
+  public static let migrations: [SQLiteMigration] = [
+    SQLiteMigration("journalEntries") { db, _ in
       try db.execute(
         sql: """
           CREATE TABLE journal_entries (
@@ -31,11 +32,11 @@ public final class SQLiteJournalRepository: JournalRepository {
           );
           CREATE INDEX journal_entries_by_user ON journal_entries(user_id, created_at, save_order);
           """)
-    }
-    migrator.registerMigration("journalEntriesFinished") { db in
+    },
+    SQLiteMigration("journalEntriesFinished") { db, _ in
       try db.execute(sql: "ALTER TABLE journal_entries ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")
-    }
-  }
+    },
+  ]
 
   public func save(_ entry: JournalEntry) async throws {
     try await writer.writing { db in try Self.upsert(entry, in: db) }

@@ -1,0 +1,34 @@
+import FlowKit
+import GRDB
+import MoodTracking
+import Storage
+
+/// What mood tracking brings to the app's storage: its tables, what a sync result does to
+/// an entry (it keeps the backend's id and its sync state), and its repository and
+/// health-store stand-in over SQLite or in memory.
+public enum MoodTrackingStorage {
+  public static let feature = FeatureStorage(
+    name: "MoodTracking", migrations: MoodSchema.migrations,
+    outboxEntities: [
+      SQLiteOutboxEntity(.mood) { db, result in
+        try db.cachedStatement(
+          sql: """
+            UPDATE mood_entries SET backend_id = COALESCE(?, backend_id), sync_status = ?
+            WHERE id = ? AND user_id = ?
+            """
+        ).execute(arguments: [result.backendID, result.status.rawValue, result.entityID, result.userID])
+      }
+    ],
+    sqliteAdapters: { services, database, _ in
+      services[MoodRepositoryKey.self] = SQLiteMoodRepository(writer: database.writer)
+      services[StateOfMindStoreKey.self] = SQLiteStateOfMindStore(writer: database.writer)
+    },
+    memoryAdapters: { outbox in
+      let moods = InMemoryMoodRepository(outbox: outbox)
+      let health = InMemoryStateOfMindStore()
+      return { services, _ in
+        services[MoodRepositoryKey.self] = moods
+        services[StateOfMindStoreKey.self] = health
+      }
+    })
+}

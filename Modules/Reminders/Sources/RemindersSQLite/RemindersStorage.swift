@@ -1,0 +1,23 @@
+import FlowKit
+import Reminders
+import Storage
+
+/// What the reminders bring to the app's storage: the delivered notifications' table, and
+/// the scheduler over the user's settings and those deliveries, on the host's clock.
+public enum RemindersStorage {
+  public static let feature = FeatureStorage(
+    name: "Reminders", migrations: SQLiteDeliveredNotificationStore.migrations,
+    sqliteAdapters: { services, database, context in
+      services[NotificationSchedulerKey.self] = LocalNotificationScheduler(
+        store: context.keyValueStore,
+        deliveries: SQLiteDeliveredNotificationStore(database: database, userID: context.userID),
+        clock: context.clock)
+    },
+    memoryAdapters: { _ in
+      let deliveries = InMemoryDeliveredNotificationStore()
+      return { services, context in
+        services[NotificationSchedulerKey.self] = LocalNotificationScheduler(
+          store: context.keyValueStore, deliveries: deliveries, clock: context.clock)
+      }
+    })
+}
