@@ -152,6 +152,16 @@ struct Run: AsyncParsableCommand {
   var append = false
 
   @Option(
+    help:
+      "Run the users of --users N in this many processes at once (default: the cores); the same events and output, in the same order, as one."
+  )
+  var jobs: Int?
+
+  /// A worker of --jobs: the users it runs and the folder of its outputs (FIRST:LAST:EVENTS:DIR).
+  @Option(help: .hidden)
+  var worker: String?
+
+  @Option(
     help: ArgumentHelp(
       "Assign flow variants from this experiment file (see `wellflow run --help`); checked before anything runs.",
       valueName: "FILE"))
@@ -207,6 +217,14 @@ struct Run: AsyncParsableCommand {
     configuration.users = users
     configuration.eventsPath = events
     configuration.appendEvents = append
+    configuration.jobs = jobs
+    configuration.executable = Bundle.main.executablePath
+    if let worker {
+      guard let slice = RunConfiguration.Worker(argument: worker) else {
+        throw ValidationError("--worker takes FIRST:LAST:EVENTS:DIR")
+      }
+      configuration.worker = slice
+    }
     configuration.variables = variables
     configuration.experimentsPath = experiments
     configuration.growthBookPath = growthBook
