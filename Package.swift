@@ -200,7 +200,7 @@ let package = Package(
         "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
         "FlowHTML", "Sync", "Reminders", "Storage",
         .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ], exclude: ["Fixtures"]),
     .testTarget(
       name: "SyncTests",
       dependencies: [
