@@ -106,6 +106,8 @@ public struct RateResult: Sendable, Equatable, Codable {
   public var pValue: Double?
   /// Probability that this variation's rate is above the control's (Beta(1, 1) priors).
   public var chanceToBeatControl: Double?
+  /// Against the control, with 95% intervals; nil for the control and without users.
+  public var difference: Difference?
 }
 
 /// Pearson's chi-square test of the exposures against the weights: a low p-value means
@@ -282,6 +284,9 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
         Statistics.twoProportionTest(
           controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
           trials: value.users)?.pValue)
+      reports[index][keyPath: path].difference = Statistics.proportionDifference(
+        controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
+        trials: value.users)
       if control.users > 0, value.users > 0 {
         reports[index][keyPath: path].chanceToBeatControl = Statistics.chanceToBeatControl(
           controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,

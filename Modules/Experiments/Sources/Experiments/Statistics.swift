@@ -174,3 +174,74 @@ extension Statistics {
     return normalCDF((meanB - meanA) / (varianceA + varianceB).squareRoot())
   }
 }
+
+/// A difference to the control with its 95% interval.
+public struct DifferenceInterval: Sendable, Equatable, Codable {
+  public var estimate: Double
+  public var lower: Double
+  public var upper: Double
+
+  public init(estimate: Double, lower: Double, upper: Double) {
+    self.estimate = estimate
+    self.lower = lower
+    self.upper = upper
+  }
+}
+
+/// A variation against the control: absolute (variation − control) and relative
+/// ((variation − control) / control), each with its 95% interval.
+public struct Difference: Sendable, Equatable, Codable {
+  public var absolute: DifferenceInterval
+  /// Nil when the control's value is 0: no relative change of nothing.
+  public var relative: DifferenceInterval?
+
+  public init(absolute: DifferenceInterval, relative: DifferenceInterval?) {
+    self.absolute = absolute
+    self.relative = relative
+  }
+}
+
+extension Statistics {
+  /// The difference of two means, each with its variance (of one unit) and count: a
+  /// Wald interval with unpooled variances for the absolute difference, the delta method
+  /// for the relative one (as GrowthBook's frequentist engine). Nil without units on
+  /// either side.
+  public static func difference(
+    control: (mean: Double, variance: Double, count: Int),
+    variation: (mean: Double, variance: Double, count: Int),
+    z: Double = z95
+  ) -> Difference? {
+    guard control.count > 0, variation.count > 0 else { return nil }
+    let controlVariance = control.variance / Double(control.count)
+    let variationVariance = variation.variance / Double(variation.count)
+    let estimate = variation.mean - control.mean
+    let margin = z * (controlVariance + variationVariance).squareRoot()
+    var relative: DifferenceInterval?
+    if control.mean != 0 {
+      let ratio = variation.mean / control.mean - 1
+      let squared = control.mean * control.mean
+      let relativeMargin =
+        z
+        * (variationVariance / squared + variation.mean * variation.mean * controlVariance
+        / (squared * squared))
+        .squareRoot()
+      relative = DifferenceInterval(
+        estimate: ratio, lower: ratio - relativeMargin, upper: ratio + relativeMargin)
+    }
+    return Difference(
+      absolute: DifferenceInterval(estimate: estimate, lower: estimate - margin, upper: estimate + margin),
+      relative: relative)
+  }
+
+  /// `difference` of two rates (a rate's unit variance is p(1 − p)).
+  public static func proportionDifference(
+    controlSuccesses: Int, controlTrials: Int, successes: Int, trials: Int, z: Double = z95
+  ) -> Difference? {
+    guard controlTrials > 0, trials > 0 else { return nil }
+    let control = Double(controlSuccesses) / Double(controlTrials)
+    let variation = Double(successes) / Double(trials)
+    return difference(
+      control: (control, control * (1 - control), controlTrials),
+      variation: (variation, variation * (1 - variation), trials), z: z)
+  }
+}
