@@ -255,7 +255,7 @@ let package = Package(
         "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
         "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ], exclude: ["Fixtures"]),
     .testTarget(
       name: "SyncTests",
       dependencies: [

@@ -164,7 +164,7 @@ struct ExperimentReportTests {
     let text = try ExperimentReport(experiment: "checkin-length", events: Self.log.events).renderText()
     let lines = text.split(separator: "\n").map(String.init)
     let full = try #require(lines.first { $0.hasPrefix("full ") })
-    let quick = try #require(lines.first { $0.hasPrefix("quick ") })
+    let quick = try #require(lines.first { $0.hasPrefix("quick ") && !$0.contains(" on completion") })
     for expected in ["101", "checkin.naming (25)"] {
       #expect(full.contains(expected), "\(expected) in \(full)")
     }
@@ -179,7 +179,11 @@ struct ExperimentReportTests {
     }
     // One comparison: Holm leaves the p-value as it is. Chance to beat control: scipy quad of
     // beta(61, 41).pdf · beta(46, 56).cdf over 0…1 = 0.98285 (98.3%).
-    for expected in ["quick", "60.0%", "50.2%–69.1%", "+15.0 pts", "0.0337", "98.3%"] {
+    // The difference to control with its 95% interval (scipy: 0.15 ± norm.ppf(0.975) ·
+    // √(0.45 · 0.55 / 100 + 0.6 · 0.4 / 100) = 1.3…28.7 points), relative 33.3% (−2.6…69.2).
+    for expected in [
+      "quick", "60.0%", "50.2%–69.1%", "+15.0 pp [1.3, 28.7]", "+33.3% [-2.6, 69.2]", "0.0337", "98.3%",
+    ] {
       #expect(variation.contains(expected), "\(expected) in \(variation)")
     }
     #expect(text.contains("1 user(s) saw more than one variation"))

@@ -102,7 +102,8 @@ struct ReportDecisionTests {
     let rows = (csv.first ?? "").split(separator: "\n").map(String.init)
     #expect(
       rows.first
-        == "metric,variation,users,conversions,rate,ci_lower,ci_upper,p_value_holm,chance_to_beat_control,srm_p_value,trustworthy,simulated"
+        == "metric,variation,users,conversions,rate,ci_lower,ci_upper,p_value_holm,chance_to_beat_control,srm_p_value,trustworthy,simulated,"
+        + "difference,difference_lower,difference_upper,relative,relative_lower,relative_upper"
     )
     #expect(rows.count == 7)
     #expect(rows.contains { $0.hasPrefix("reached acting,quick,4,3,0.75,") })

@@ -82,4 +82,35 @@ struct ReportHTMLTests {
     #expect(page.contains("<td>0.0123</td>"))
     #expect(page.contains("<p class=\"rp-note\">sample ratio mismatch</p>"))
   }
+
+  /// The page shows what the text shows (issue 25, item 3): the verdicts and every cell of
+  /// the rates table.
+  @Test func thePageShowsTheVerdictsAndTheRatesTable() throws {
+    var lines: [String] = []
+    for index in 0..<40 {
+      lines += [exposure("f\(index)", "full", 0), event("f\(index)", "flow_started")]
+      if index < 10 { lines.append(event("f\(index)", "flow_completed")) }
+      lines += [exposure("q\(index)", "quick", 1), event("q\(index)", "flow_started")]
+      if index < 35 { lines.append(event("q\(index)", "flow_completed")) }
+    }
+    let events = workspace.write("decide.ndjson", lines.joined(separator: "\n") + "\n")
+    var configuration = ReportConfiguration(eventsPath: events, experiment: "checkin-length")
+    let text = Locked<[String]>([])
+    _ = ReportCommand.execute(
+      configuration, console: Console(out: { t in text.withLock { $0.append(t) } }, err: { _ in }))
+    configuration.format = .html
+    let page = Locked<[String]>([])
+    #expect(
+      ReportCommand.execute(
+        configuration, console: Console(out: { t in page.withLock { $0.append(t) } }, err: { _ in }))
+        == 0)
+    let html = page.current.joined()
+    #expect(text.current.joined().contains("quick beats full on completion: +62.5 pp [45.6, 79.4]"))
+    #expect(html.contains("<p class=\"rp-note\">quick beats full on completion: +62.5 pp [45.6, 79.4]</p>"))
+    for cell in [
+      "vs control [95% CI]", "relative [95% CI]", "+62.5 pp [45.6, 79.4]", "&lt; 0.001", "control",
+    ] {
+      #expect(html.contains("<td>\(cell)</td>") || html.contains("<th>\(cell)</th>"), "\(cell)")
+    }
+  }
 }

@@ -47,6 +47,10 @@ public struct OutputFile: Sendable {
     if let code = data.withUnsafeBytes({ writeAll($0) }) { throw failure(code) }
   }
 
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(WriteFailure) {
+    if let code = writeAll(bytes) { throw failure(code) }
+  }
+
   private func failure(_ code: Int32) -> WriteFailure {
     WriteFailure(target: target, reason: String(cString: strerror(code)), code: code)
   }

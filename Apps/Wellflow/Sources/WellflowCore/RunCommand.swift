@@ -22,6 +22,13 @@ public struct RunConfiguration: Sendable {
   public var eventsPath: String?
   /// `--append`: add to the events file instead of starting it anew.
   public var appendEvents = false
+  /// `--jobs N`: worker processes a population's users are split among; nil for the
+  /// machine's cores (`RunJobs.swift`).
+  public var jobs: Int?
+  /// The `wellflow` binary workers run; without it everything runs in this process.
+  public var executable: String?
+  /// Set in a worker process: the users it runs and where it writes (`--worker`).
+  public var worker: Worker?
   /// `--experiments FILE`: experiments that choose variants, and variants without code.
   public var experimentsPath: String?
   /// `--growthbook FILE`: a GrowthBook SDK payload whose `wellflow.<flow>` features choose variants.
@@ -66,6 +73,8 @@ public struct Console: Sendable {
 public enum RunCommand {
   /// Users a run may simulate: each gets its own app, so this bounds time and memory.
   public static let maxUsers = 1_000_000
+  /// Worker processes `--jobs` may start.
+  public static let maxJobs = 64
 
   public static func execute(_ configuration: RunConfiguration, console: Console = .standard) async -> Int32 {
     await execute(configuration, console: console, afterEachRun: nil)
@@ -112,6 +121,12 @@ public enum RunCommand {
     }
     if let users = configuration.users, !(1...Self.maxUsers).contains(users) {
       return usage("--users takes a number from 1 to \(Self.maxUsers), got \(users)")
+    }
+    if let jobs = configuration.jobs, !(1...Self.maxJobs).contains(jobs) {
+      return usage("--jobs takes a number from 1 to \(Self.maxJobs), got \(jobs)")
+    }
+    if let worker = configuration.worker, worker.users.upperBound > configuration.users ?? 1 {
+      return usage("--worker names users beyond --users")
     }
     if let path = configuration.dataDirectory, let problem = DataDirectory.problem(with: path) {
       return usage(problem)
@@ -191,13 +206,22 @@ public enum RunCommand {
     var eventsFile: NDJSONAnalyticsSink?
     if let eventsPath = configuration.eventsPath {
       do {
-        let file = try NDJSONAnalyticsSink(path: eventsPath, append: configuration.appendEvents)
+        let file = try NDJSONAnalyticsSink(
+          path: eventsPath, append: configuration.appendEvents, tags: ["source": .string("script")])
         eventsFile = file
-        sinks.append(TaggingAnalyticsSink(file, fields: ["source": .string("script")]))
+        sinks.append(file)
       } catch {
         return usage("\(error)")
       }
     }
+    let jobs = configuration.parallelJobs()
+    if jobs > 1 {
+      return await runInWorkers(
+        configuration, scripts: selected.count, jobs: jobs, events: eventsFile, console: console)
+    }
+    // A worker writes what each script's runs print and record to files of its own.
+    let workerOutput = configuration.worker.map { _ in WorkerOutput() }
+    let console = workerOutput?.console ?? console
     let showsTranscript = configuration.format == .text && !configuration.quiet
     // Each output keeps only what it needs: the HTML report the runs it draws, JSON and
     // JUnit each run's text (spooled to a file when large), the rest counts.
@@ -222,17 +246,35 @@ public enum RunCommand {
     var spoolError: (json: (any Error)?, junit: (any Error)?) = (nil, nil)
 
     let started = ContinuousClock.now
-    for script in selected {
+    let userIndices = configuration.worker?.users ?? 1...(configuration.users ?? 1)
+    for (scriptIndex, script) in selected.enumerated() {
+      if let worker = configuration.worker, let workerOutput {
+        do throws(WriteFailure) {
+          try workerOutput.begin(script: scriptIndex, of: worker)
+          if worker.events {
+            eventsFile = try NDJSONAnalyticsSink(
+              path: worker.path(scriptIndex, "events"), tags: ["source": .string("script")])
+            runner.options.analytics = eventsFile!
+          }
+        } catch {
+          return usage(error.description)
+        }
+      }
       // Each user's id made as its run starts: a million users are not a million names held.
-      for index in 1...(configuration.users ?? 1) {
+      for index in userIndices {
         let user = configuration.users == nil ? nil : "user-\(index)"
         // Screens cost time and memory: only a run the report may still draw keeps them.
         if let html { runner.options.capturesScreens = html.drawsNext }
         transcript?.begin(name: script.name, file: script.file, user: user ?? script.user)
         let result = await runner.run(script, as: user)
+        // Each run's events reach the file as it ends, so a crash later loses none of them.
+        eventsFile?.flush()
         transcript?.end(result)
         if !result.passed { console.err(TranscriptFormatter.failure(result)) }
-        if let failure = result.failure { failures.append((result.name, failure.headline)) }
+        if let failure = result.failure {
+          failures.append((result.name, failure.headline))
+          workerOutput?.failed(name: result.name, headline: failure.headline)
+        }
         if let json, spoolError.json == nil {
           do {
             try json.append(TranscriptFormatter.jsonScript(result, first: runs == 0, encoder: encoder))
@@ -251,6 +293,12 @@ public enum RunCommand {
         // Events that cannot be written make the run's data incomplete: it stops here.
         if let failure = eventsFile?.failure { return usage(failure.description) }
       }
+    }
+    if let workerOutput {
+      // The parent joins the files and prints the summary.
+      workerOutput.close()
+      if let failure = workerOutput.failure { return usage(failure.description) }
+      return failures.isEmpty ? 0 : 1
     }
     let elapsed = ContinuousClock.now - started
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18

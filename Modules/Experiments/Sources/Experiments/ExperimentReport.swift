@@ -107,6 +107,8 @@ public struct RateResult: Sendable, Equatable, Codable {
   public var pValue: Double?
   /// Probability that this variation's rate is above the control's (Beta(1, 1) priors).
   public var chanceToBeatControl: Double?
+  /// Against the control, with 95% intervals; nil for the control and without users.
+  public var difference: Difference?
 }
 
 /// Pearson's chi-square test of the exposures against the weights: a low p-value means
@@ -198,84 +200,28 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     experiment: String, events: [ReportEvent], flow: String? = nil, variationOrder: [String] = [],
     weights: [Double]? = nil, metrics: [MetricDefinition] = []
   ) throws(ReportError) {
-    let exposures = events.filter { $0.event == "experiment_viewed" && $0.fields["experiment"] == experiment }
-    guard !exposures.isEmpty else {
-      let seen = Set(events.filter { $0.event == "experiment_viewed" }.compactMap { $0.fields["experiment"] })
-      throw .noExposures(experiment: experiment, experimentsSeen: seen.sorted())
-    }
-    guard let flow = flow ?? Self.mostCommon(exposures.compactMap(\.flow)) else {
-      throw .noFlow(experiment: experiment)
-    }
+    var builder = Builder(
+      experiment: experiment, flow: flow, variationOrder: variationOrder, metrics: metrics)
+    for event in events { builder.add(event) }
+    self = try builder.report(weights: weights)
+  }
 
-    var variationOf: [String: String] = [:]
-    var order = variationOrder
-    var several: Set<String> = []
-    // Per user: the run their events are in (counted from 0), their last stamp, and the
-    // run of their first exposure.
-    var runOf: [String: Int] = [:]
-    var lastStamp: [String: Date] = [:]
-    var exposedInRun: [String: Int] = [:]
-    var severalRuns: Set<String> = []
-    var runs: [String: Run] = [:]
-    var exposedAt: [String: Date] = [:]
-    var converted: [String: Set<Int>] = [:]
-    var simulated = false
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC")!
-    for event in events {
-      if let last = lastStamp[event.user], event.ts < last { runOf[event.user, default: 0] += 1 }
-      lastStamp[event.user] = event.ts
-      if event.event == "experiment_viewed", event.fields["experiment"] == experiment {
-        let variation = event.fields["variation"] ?? ""
-        if event.fields["source"] == "script" { simulated = true }
-        let run = runOf[event.user] ?? 0
-        if let first = exposedInRun[event.user] {
-          if first != run { severalRuns.insert(event.user) }
-        } else {
-          exposedInRun[event.user] = run
-        }
-        if !order.contains(variation) { order.append(variation) }
-        if let first = variationOf[event.user] {
-          if first != variation { several.insert(event.user) }
-        } else {
-          variationOf[event.user] = variation
-          exposedAt[event.user] = event.ts
-        }
-        continue
-      }
-      guard variationOf[event.user] != nil else { continue }
-      for (index, metric) in metrics.enumerated() {
-        switch metric.kind {
-        case .event:
-          if metric.matches(event) { converted[event.user, default: []].insert(index) }
-        case .returnedNextDay:
-          if let exposed = exposedAt[event.user],
-            let next = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: exposed)),
-            calendar.isDate(event.ts, inSameDayAs: next)
-          {
-            converted[event.user, default: []].insert(index)
-          }
-        }
-      }
-      guard event.flow == flow else { continue }
-      runs[event.user, default: .notStarted].apply(event)
-    }
-
+  /// The report from what `Builder` gathered, per variation in `order`.
+  init(
+    experiment: String, flow: String, variations gathered: [Builder.Variation], metrics: [MetricDefinition],
+    weights: [Double]?, usersInSeveralVariations: Int, usersInSeveralRuns: Int, simulated: Bool
+  ) {
     self.experiment = experiment
     self.flow = flow
-    self.usersInSeveralVariations = several.count
-    self.usersInSeveralRuns = severalRuns.count
+    self.usersInSeveralVariations = usersInSeveralVariations
+    self.usersInSeveralRuns = usersInSeveralRuns
     self.simulated = simulated
     self.metricNames = metrics.map(\.name)
     var reports: [VariationReport] = []
-    for variation in order {
-      let users = variationOf.filter { $0.value == variation }.map(\.key)
-      let outcomes = users.compactMap { runs[$0]?.outcome }
-      var report = Self.summarize(variation: variation, exposed: users.count, outcomes: outcomes)
+    for variation in gathered {
+      var report = Self.summarize(variation: variation)
       report.metrics = metrics.indices.map { index in
-        Self.rate(
-          metrics[index].name, conversions: users.filter { converted[$0]?.contains(index) == true }.count,
-          users: users.count)
+        Self.rate(metrics[index].name, conversions: variation.conversions[index], users: variation.exposed)
       }
       reports.append(report)
     }
@@ -339,6 +285,9 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
         Statistics.twoProportionTest(
           controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
           trials: value.users)?.pValue)
+      reports[index][keyPath: path].difference = Statistics.proportionDifference(
+        controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
+        trials: value.users)
       if control.users > 0, value.users > 0 {
         reports[index][keyPath: path].chanceToBeatControl = Statistics.chanceToBeatControl(
           controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
@@ -350,31 +299,31 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     }
   }
 
-  private static func summarize(variation: String, exposed: Int, outcomes: [Run.Outcome]) -> VariationReport {
-    let completedSteps = outcomes.compactMap { $0.ending == .completed ? $0.screens.count : nil }
-    let left = outcomes.filter { $0.ending != .completed }
-    let started = outcomes.count
+  private static func summarize(variation gathered: Builder.Variation) -> VariationReport {
+    let completedSteps = gathered.completedSteps
+    let started = gathered.started
+    let completed = completedSteps.count
     return VariationReport(
-      variation: variation,
-      exposed: exposed,
+      variation: gathered.name,
+      exposed: gathered.exposed,
       started: started,
-      completed: completedSteps.count,
-      cancelled: left.filter { $0.ending == .cancelled }.count,
-      terminated: left.filter { $0.ending == .terminated }.count,
-      abandoned: left.filter { $0.ending == .abandoned }.count,
-      completionRate: started > 0 ? Double(completedSteps.count) / Double(started) : nil,
-      completionInterval: Statistics.wilsonInterval(successes: completedSteps.count, trials: started),
-      topExitScreen: topExit(left.compactMap { $0.screens.last }),
+      completed: completed,
+      cancelled: gathered.cancelled,
+      terminated: gathered.terminated,
+      abandoned: gathered.abandoned,
+      completionRate: started > 0 ? Double(completed) / Double(started) : nil,
+      completionInterval: Statistics.wilsonInterval(successes: completed, trials: started),
+      topExitScreen: topExit(gathered.exitScreens),
       medianStepsToComplete: median(completedSteps),
       versusControl: nil,
-      completion: rate("completion", conversions: completedSteps.count, users: started),
+      completion: rate("completion", conversions: completed, users: started),
       metrics: []
     )
   }
 
-  private static func topExit(_ screens: [String]) -> ExitScreen? {
-    let counts = Dictionary(screens.map { ($0, 1) }, uniquingKeysWith: +)
-    // Ties go to the alphabetically first screen so the report is deterministic.
+  /// The screen most left from; ties go to the alphabetically first screen so the report
+  /// is deterministic.
+  private static func topExit(_ counts: [String: Int]) -> ExitScreen? {
     guard let top = counts.min(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) else {
       return nil
     }
@@ -387,57 +336,5 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     let middle = sorted.count / 2
     if sorted.count % 2 == 1 { return Double(sorted[middle]) }
     return Double(sorted[middle - 1] + sorted[middle]) / 2
-  }
-
-  private static func mostCommon(_ values: [String]) -> String? {
-    let counts = Dictionary(values.map { ($0, 1) }, uniquingKeysWith: +)
-    return counts.min(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key })?.key
-  }
-}
-
-/// A user's first run of the experiment's flow after exposure.
-private enum Run {
-  enum Ending: Equatable { case completed, cancelled, terminated, abandoned }
-
-  struct Outcome {
-    var ending: Ending
-    var screens: [String]
-  }
-
-  case notStarted
-  case open(screens: [String])
-  case finished(Outcome)
-
-  mutating func apply(_ event: ReportEvent) {
-    switch (self, event.event) {
-    case (.notStarted, "flow_started"):
-      self = .open(screens: [])
-    case (.open, "flow_started"):
-      // A new start without an ending: the earlier run stopped (relaunch, dropped flow).
-      self = .finished(Outcome(ending: .abandoned, screens: screens))
-    case (.open(let screens), "screen_viewed"):
-      self = .open(screens: screens + [event.fields["screen"]].compactMap { $0 })
-    case (.open(let screens), "flow_completed"):
-      self = .finished(Outcome(ending: .completed, screens: screens))
-    case (.open(let screens), "flow_cancelled"):
-      let ending: Ending = event.fields["reason"] == "terminated" ? .terminated : .cancelled
-      self = .finished(Outcome(ending: ending, screens: screens))
-    default:
-      break
-    }
-  }
-
-  private var screens: [String] {
-    if case .open(let screens) = self { return screens }
-    return []
-  }
-
-  /// The outcome so far; a run still open when the events end stopped without ending.
-  var outcome: Outcome? {
-    switch self {
-    case .notStarted: return nil
-    case .open(let screens): return Outcome(ending: .abandoned, screens: screens)
-    case .finished(let outcome): return outcome
-    }
   }
 }

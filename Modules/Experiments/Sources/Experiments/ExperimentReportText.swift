@@ -26,9 +26,66 @@ extension ExperimentReport {
     return warnings
   }
 
+  /// One line per non-control variation on completion, said as a decision:
+  /// `quick beats full on completion: +44.1 pp [41.8, 46.4]` when the 95% interval of the
+  /// difference lies above 0, `… is worse than …` below it, `no clear difference` across it.
+  public var verdicts: [String] {
+    guard let control = variations.first else { return [] }
+    return variations.dropFirst().map { variation in
+      Self.verdict(variation.variation, control.variation, "completion", variation.completion)
+    }
+  }
+
+  static func verdict(_ variation: String, _ control: String, _ metric: String, _ rate: RateResult) -> String
+  {
+    guard let difference = rate.difference?.absolute else {
+      return "\(variation) vs \(control) on \(metric): not applicable (no users to compare on one side)"
+    }
+    let figure = points(difference)
+    if difference.lower > 0 { return "\(variation) beats \(control) on \(metric): \(figure)" }
+    if difference.upper < 0 { return "\(variation) is worse than \(control) on \(metric): \(figure)" }
+    return "\(variation) vs \(control) on \(metric): no clear difference, \(figure)"
+  }
+
+  /// `+44.1 pp [41.8, 46.4]`: percentage points with the 95% interval.
+  static func points(_ difference: DifferenceInterval) -> String {
+    String(
+      format: "%+.1f pp [%.1f, %.1f]", difference.estimate * 100, difference.lower * 100,
+      difference.upper * 100)
+  }
+
+  /// `+12.0% [3.1, 20.9]`: relative to the control, with the 95% interval.
+  static func relative(_ difference: DifferenceInterval) -> String {
+    String(
+      format: "%+.1f%% [%.1f, %.1f]", difference.estimate * 100, difference.lower * 100,
+      difference.upper * 100)
+  }
+
+  /// The rates table, header first: each metric's rate per variation with its interval,
+  /// the difference to control (absolute and relative, each with its 95% interval), the
+  /// Holm-corrected p-value and the chance to beat control. The text and HTML reports
+  /// both show it.
+  public var rateTable: [[String]] {
+    let header = [
+      "", "variation", "users", "rate", "95% CI", "vs control [95% CI]", "relative [95% CI]", "p (Holm)",
+      "chance to beat",
+    ]
+    var rows: [[String]] = []
+    let names = ["completion"] + metricNames
+    for (index, name) in names.enumerated() {
+      for (position, v) in variations.enumerated() {
+        let rate = index == 0 ? v.completion : v.metrics[index - 1]
+        rows.append(Self.rateRow(position == 0 ? name : "", v.variation, rate, isControl: position == 0))
+      }
+    }
+    return [header] + rows
+  }
+
   public func renderText() -> String {
     var text = ""
     for warning in warnings { text += warning + "\n\n" }
+    let verdicts = verdicts
+    if !verdicts.isEmpty { text += verdicts.joined(separator: "\n") + "\n\n" }
     text += "Experiment \(experiment), flow \(flow): completion = completed / started "
     text += "(each user's first run after exposure)\n\n"
     let funnelHeader = [
@@ -44,19 +101,7 @@ extension ExperimentReport {
         ]
     }
     text += Self.table([funnelHeader] + funnel, rightAligned: [1, 2, 3, 4, 5, 6, 7]) + "\n"
-    let rateHeader = ["", "variation", "users", "rate", "95% CI", "vs control", "p (Holm)", "chance to beat"]
-    var rows: [[String]] = []
-    let names = ["completion"] + metricNames
-    for (index, name) in names.enumerated() {
-      for (position, v) in variations.enumerated() {
-        let rate = index == 0 ? v.completion : v.metrics[index - 1]
-        let controlRate = index == 0 ? variations[0].completion : variations[0].metrics[index - 1]
-        rows.append(
-          Self.rateRow(
-            position == 0 ? name : "", v.variation, rate, control: position == 0 ? nil : controlRate))
-      }
-    }
-    text += "\n" + Self.table([rateHeader] + rows, rightAligned: [2, 3]) + "\n"
+    text += "\n" + Self.table(rateTable, rightAligned: [2, 3]) + "\n"
     if let check = sampleRatio, !check.mismatch {
       text += "\nsample ratio: " + Self.ratioLine(check) + "\n"
     }
@@ -75,7 +120,8 @@ extension ExperimentReport {
   /// `--format csv`: one row per rate and variation.
   public func renderCSV() -> String {
     var lines = [
-      "metric,variation,users,conversions,rate,ci_lower,ci_upper,p_value_holm,chance_to_beat_control,srm_p_value,trustworthy,simulated"
+      "metric,variation,users,conversions,rate,ci_lower,ci_upper,p_value_holm,chance_to_beat_control,srm_p_value,trustworthy,simulated,"
+        + "difference,difference_lower,difference_upper,relative,relative_lower,relative_upper"
     ]
     let srm = sampleRatio.map { Self.number($0.pValue) } ?? ""
     for (index, name) in (["completion"] + metricNames).enumerated() {
@@ -88,7 +134,13 @@ extension ExperimentReport {
           rate.chanceToBeatControl.map(Self.number) ?? "", srm, trustworthy ? "true" : "false",
           simulated ? "true" : "false",
         ]
-        lines.append(cells.joined(separator: ","))
+        let absolute = rate.difference?.absolute
+        let relative = rate.difference?.relative
+        let differences = [
+          absolute?.estimate, absolute?.lower, absolute?.upper, relative?.estimate, relative?.lower,
+          relative?.upper,
+        ].map { $0.map(Self.number) ?? "" }
+        lines.append((cells + differences).joined(separator: ","))
       }
     }
     return lines.joined(separator: "\n") + "\n"
@@ -104,23 +156,26 @@ extension ExperimentReport {
       + "\(weights): chi-square \(String(format: "%.2f", check.chiSquare)), p \(pText(check.pValue))"
   }
 
-  private static func rateRow(_ name: String, _ variation: String, _ rate: RateResult, control: RateResult?)
+  /// What a figure that cannot be computed (no users) shows: never 0%.
+  static let notApplicable = "n/a"
+
+  private static func rateRow(_ name: String, _ variation: String, _ rate: RateResult, isControl: Bool)
     -> [String]
   {
-    var difference = "control"
-    if let control {
-      difference = none
-      if let value = rate.rate, let base = control.rate {
-        difference = String(format: "%+.1f pts", (value - base) * 100)
-      }
-    }
-    let isControl = control == nil
+    let na = notApplicable
     return [
-      name, variation, String(rate.users), rate.rate.map(percent) ?? none,
-      rate.interval.map { percent($0.lower) + "–" + percent($0.upper) } ?? none, difference,
-      isControl ? "" : rate.pValue.map(pText) ?? none,
-      isControl ? "" : rate.chanceToBeatControl.map(percent) ?? none,
+      name, variation, String(rate.users), rate.rate.map(percent) ?? na,
+      rate.interval.map { percent($0.lower) + "–" + percent($0.upper) } ?? na,
+      isControl ? "control" : rate.difference.map { points($0.absolute) } ?? na,
+      isControl ? "" : rate.difference?.relative.map(relative) ?? na,
+      isControl ? "" : rate.pValue.map(comparisonP) ?? na,
+      isControl ? "" : rate.chanceToBeatControl.map(percent) ?? na,
     ]
+  }
+
+  /// A comparison's p-value: `< 0.001` below that, else four decimals.
+  static func comparisonP(_ value: Double) -> String {
+    value < 0.001 ? "< 0.001" : String(format: "%.4f", value)
   }
 
   private static func table(_ rows: [[String]], rightAligned: Set<Int>) -> String {

@@ -174,3 +174,115 @@ extension Statistics {
     return normalCDF((meanB - meanA) / (varianceA + varianceB).squareRoot())
   }
 }
+
+/// A difference to the control with its 95% interval.
+public struct DifferenceInterval: Sendable, Equatable, Codable {
+  public var estimate: Double
+  public var lower: Double
+  public var upper: Double
+
+  public init(estimate: Double, lower: Double, upper: Double) {
+    self.estimate = estimate
+    self.lower = lower
+    self.upper = upper
+  }
+}
+
+/// A variation against the control: absolute (variation − control) and relative
+/// ((variation − control) / control), each with its 95% interval.
+public struct Difference: Sendable, Equatable, Codable {
+  public var absolute: DifferenceInterval
+  /// Nil when the control's value is 0: no relative change of nothing.
+  public var relative: DifferenceInterval?
+
+  public init(absolute: DifferenceInterval, relative: DifferenceInterval?) {
+    self.absolute = absolute
+    self.relative = relative
+  }
+}
+
+extension Statistics {
+  /// The difference of two means, each with its variance (of one unit) and count: a
+  /// Wald interval with unpooled variances for the absolute difference, the delta method
+  /// for the relative one (as GrowthBook's frequentist engine). Nil without units on
+  /// either side.
+  public static func difference(
+    control: (mean: Double, variance: Double, count: Int),
+    variation: (mean: Double, variance: Double, count: Int),
+    z: Double = z95
+  ) -> Difference? {
+    guard control.count > 0, variation.count > 0 else { return nil }
+    let controlVariance = control.variance / Double(control.count)
+    let variationVariance = variation.variance / Double(variation.count)
+    let estimate = variation.mean - control.mean
+    let margin = z * (controlVariance + variationVariance).squareRoot()
+    var relative: DifferenceInterval?
+    if control.mean != 0 {
+      let ratio = variation.mean / control.mean - 1
+      let squared = control.mean * control.mean
+      let relativeMargin =
+        z
+        * (variationVariance / squared + variation.mean * variation.mean * controlVariance
+        / (squared * squared))
+        .squareRoot()
+      relative = DifferenceInterval(
+        estimate: ratio, lower: ratio - relativeMargin, upper: ratio + relativeMargin)
+    }
+    return Difference(
+      absolute: DifferenceInterval(estimate: estimate, lower: estimate - margin, upper: estimate + margin),
+      relative: relative)
+  }
+
+  /// `difference` of two rates (a rate's unit variance is p(1 − p)).
+  public static func proportionDifference(
+    controlSuccesses: Int, controlTrials: Int, successes: Int, trials: Int, z: Double = z95
+  ) -> Difference? {
+    guard controlTrials > 0, trials > 0 else { return nil }
+    let control = Double(controlSuccesses) / Double(controlTrials)
+    let variation = Double(successes) / Double(trials)
+    return difference(
+      control: (control, control * (1 - control), controlTrials),
+      variation: (variation, variation * (1 - variation), trials), z: z)
+  }
+}
+
+extension Statistics {
+  /// The standard normal quantile Φ⁻¹(p) for 0 < p < 1: Acklam's rational approximation,
+  /// refined by one Halley step against `normalCDF` (error below 1e-13).
+  public static func normalQuantile(_ p: Double) -> Double {
+    precondition(p > 0 && p < 1, "normalQuantile takes 0 < p < 1")
+    let a = [
+      -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02,
+      -3.066479806614716e+01, 2.506628277459239e+00,
+    ]
+    let b = [
+      -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
+      -1.328068155288572e+01,
+    ]
+    let c = [
+      -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00,
+      4.374664141464968e+00, 2.938163982698783e+00,
+    ]
+    let d = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00]
+    func tail(_ q: Double) -> Double {
+      (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+        / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    }
+    var x: Double
+    if p < 0.02425 {
+      x = tail((-2 * log(p)).squareRoot())
+    } else if p > 1 - 0.02425 {
+      x = -tail((-2 * log(1 - p)).squareRoot())
+    } else {
+      let q = p - 0.5
+      let r = q * q
+      x =
+        (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
+        / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+    }
+    let error = normalCDF(x) - p
+    let u = error * (2 * Double.pi).squareRoot() * exp(x * x / 2)
+    x -= u / (1 + x * u / 2)
+    return x
+  }
+}

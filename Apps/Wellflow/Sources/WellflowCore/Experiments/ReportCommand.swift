@@ -20,95 +20,16 @@ public struct ReportConfiguration: Sendable {
   }
 }
 
-/// A line of an events file that is not an event.
-public struct EventsFileError: Error, Sendable, Equatable, CustomStringConvertible {
-  public var file: String
-  public var line: Int
-  public var message: String
-
-  public var description: String { "\(file):\(line): \(message)" }
-}
-
-/// Reads the NDJSON events `wellflow run --events FILE` writes: one object a line with
-/// `ts`, `user`, `event` and the event's fields.
-public enum EventsFile {
-  /// Every event in file order; blank lines are skipped, anything else that is not an
-  /// event object is an error naming its line.
-  public static func read(path: String) throws -> [ReportEvent] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw EventsFileError(file: path, line: 0, message: "cannot read the events file")
-    }
-    var events: [ReportEvent] = []
-    var number = 0
-    for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-      number += 1
-      guard line.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D) }) else { continue }
-      do {
-        events.append(try event(Data(line)))
-      } catch let problem as LineProblem {
-        throw EventsFileError(file: path, line: number, message: problem.message)
-      }
-    }
-    return events
-  }
-
-  struct LineProblem: Error {
-    var message: String
-  }
-
-  static let timestampFormats: [Date.ISO8601FormatStyle] = [
-    Date.ISO8601FormatStyle(includingFractionalSeconds: false),
-    Date.ISO8601FormatStyle(includingFractionalSeconds: true),
-  ]
-
-  /// One line: an object with `ts` (ISO 8601), `user` and `event`; `flow` and `variant`
-  /// when present; every other member becomes a text field.
-  static func event(_ line: Data) throws -> ReportEvent {
-    guard let value = try? JSONDecoder().decode(JSONValue.self, from: line), case .object(let object) = value
-    else {
-      let text = terminalSafe(String(decoding: line.prefix(60), as: UTF8.self))
-      throw LineProblem(message: "not a JSON object: \(text)\(line.count > 60 ? "…" : "")")
-    }
-    func text(_ key: String, required: Bool) throws -> String? {
-      switch object[key] {
-      case .string(let string): return string
-      case nil, .null?:
-        if required { throw LineProblem(message: "the event has no '\(key)'") }
-        return nil
-      default: throw LineProblem(message: "'\(key)' must be text")
-      }
-    }
-    let stamp = try text("ts", required: true)!
-    guard let ts = timestampFormats.lazy.compactMap({ try? Date(stamp, strategy: $0) }).first else {
-      throw LineProblem(
-        message:
-          "'ts' must be an ISO 8601 date-time, got '\(terminalSafe(stamp, limit: ReportCommand.nameLimit))'")
-    }
-    var fields: [String: String] = [:]
-    for (key, value) in object where !["ts", "user", "event", "flow", "variant"].contains(key) {
-      switch value {
-      case .bool(let flag): fields[key] = flag ? "true" : "false"
-      case .number(let number): fields[key] = formatNumber(number)
-      case .string(let string): fields[key] = string
-      case .null: continue
-      case .array, .object:
-        throw LineProblem(
-          message:
-            "field '\(terminalSafe(key, limit: ReportCommand.nameLimit))' must be text, a number or a flag")
-      }
-    }
-    return ReportEvent(
-      ts: ts, user: try text("user", required: true)!, event: try text("event", required: true)!,
-      flow: try text("flow", required: false), variant: try text("variant", required: false), fields: fields)
-  }
-}
-
 /// `wellflow report EVENTS --experiment KEY`: the per-variation funnel.
 /// Exit 0 with a report, 2 when there is none (unreadable file, bad line, unknown key).
 @MainActor
 public enum ReportCommand {
   /// How many characters of a name from an events file the terminal shows.
   nonisolated static let nameLimit = 64
+  /// The fields of events the report reads; others are checked and passed over.
+  nonisolated static let readFields: Set<String> = [
+    "experiment", "variation", "variation_id", "source", "screen", "reason",
+  ]
 
   public static func execute(_ configuration: ReportConfiguration, console: Console = .standard) -> Int32 {
     func fail(_ message: String) -> Int32 {
@@ -141,19 +62,24 @@ public enum ReportCommand {
         return 2
       }
     }
-    let events: [ReportEvent]
+    // One pass over the file: the builder keeps a compact state per exposed user only.
+    var builder = ExperimentReport.Builder(
+      experiment: configuration.experiment, flow: flow, variationOrder: order, metrics: metrics,
+      ordersByVariationID: order.isEmpty)
+    let summary: EventsFile.Summary
     do {
-      events = try EventsFile.read(path: configuration.eventsPath)
+      summary = try EventsFile.forEach(path: configuration.eventsPath, fields: readFields) { builder.add($0) }
     } catch {
       return fail("\(error)")
     }
-    if order.isEmpty { order = variationOrder(in: events, experiment: configuration.experiment) }
+    if let truncated = summary.truncated {
+      console.err(
+        "warning: \(truncated) (the last line, without a line end: the file was cut short; "
+          + "it is left out, the \(truncated.line - 1) lines before it are counted)")
+    }
     let report: ExperimentReport
     do {
-      report = try ExperimentReport(
-        experiment: configuration.experiment, events: events, flow: flow, variationOrder: order,
-        weights: weights,
-        metrics: metrics)
+      report = try builder.report(weights: weights)
     } catch .noExposures(let experiment, let seen) {
       let safe = { (name: String) in terminalSafe(name, limit: nameLimit) }
       return fail("\(ReportError.noExposures(experiment: safe(experiment), experimentsSeen: seen.map(safe)))")
@@ -182,23 +108,6 @@ public enum ReportCommand {
       console.out(ReportHTML(report.withTerminalSafeNames(limit: nameLimit)).html)
     }
     return 0
-  }
-
-  /// The variations by the index exposures carry (`variation_id`), so the control comes
-  /// first without the experiment file; exposures without one follow in order of appearance.
-  static func variationOrder(in events: [ReportEvent], experiment: String) -> [String] {
-    var index: [String: Double] = [:]
-    var seen: [String] = []
-    for event in events where event.event == "experiment_viewed" && event.fields["experiment"] == experiment {
-      guard let variation = event.fields["variation"] else { continue }
-      if !seen.contains(variation) { seen.append(variation) }
-      if let id = event.fields["variation_id"].flatMap(Double.init), index[variation] == nil {
-        index[variation] = id
-      }
-    }
-    return seen.enumerated().sorted { a, b in
-      (index[a.element] ?? .infinity, a.offset) < (index[b.element] ?? .infinity, b.offset)
-    }.map(\.element)
   }
 }
 

@@ -44,17 +44,21 @@ public struct ReportHTML: Sendable, Equatable {
   public var rateName: String
   /// Control first.
   public var rows: [Row]
-  /// Lines shown above the charts (warnings first).
+  /// Lines shown above the charts (warnings first, then the verdicts).
   public var notes: [String]
+  /// The text report's rates table, header first: every metric against the control.
+  public var rateTable: [[String]]
 
   public init(
-    experiment: String, flow: String, rateName: String = "completion", rows: [Row], notes: [String] = []
+    experiment: String, flow: String, rateName: String = "completion", rows: [Row], notes: [String] = [],
+    rateTable: [[String]] = []
   ) {
     self.experiment = experiment
     self.flow = flow
     self.rateName = rateName
     self.rows = rows
     self.notes = notes
+    self.rateTable = rateTable
   }
 
   /// The rows of an experiment report: exposed → started → completed, completion with
@@ -92,13 +96,14 @@ public struct ReportHTML: Sendable, Equatable {
             ),
           ] + variation.metrics.map { ($0.metric, percent($0)) })
       },
-      notes: report.warnings
+      notes: report.warnings + report.verdicts
         + (report.usersInSeveralVariations > 0
           ? [
             "\(report.usersInSeveralVariations) users saw more than one variation;"
               + " each counts in the first."
           ]
-          : []))
+          : []),
+      rateTable: report.rateTable)
   }
 
   public var html: String {
@@ -134,7 +139,17 @@ public struct ReportHTML: Sendable, Equatable {
         "<td>\(row.interval.map { "\(SVGCharts.percent($0.lowerBound)) – \(SVGCharts.percent($0.upperBound))" } ?? "–")</td>"
       body += "<td>\(row.pValue.map { $0.isFinite ? String(format: "%.4f", $0) : "–" } ?? "–")</td></tr>"
     }
-    body += "</tbody></table></main>"
+    body += "</tbody></table>"
+    if let header = rateTable.first {
+      body += "<table class=\"rp-table rp-rates\"><thead><tr>"
+      for name in header { body += "<th>\(e(name))</th>" }
+      body += "</tr></thead><tbody>"
+      for row in rateTable.dropFirst() {
+        body += "<tr>" + row.map { "<td>\(e($0))</td>" }.joined() + "</tr>"
+      }
+      body += "</tbody></table>"
+    }
+    body += "</main>"
     return ScreenHTML.document(title: "Experiment \(experiment)", body: body, extraStyle: Self.style)
   }
 
@@ -144,7 +159,7 @@ public struct ReportHTML: Sendable, Equatable {
     .rp-note { background: #fffbeb; border: 1px solid #fde68a; padding: 8px; border-radius: 8px; }
     .rp-charts, .rp-funnels { display: flex; flex-wrap: wrap; gap: 16px; margin: 16px 0; }
     .rp-funnel, .rp-charts svg { background: #fff; border: 1px solid #dcdfe8; border-radius: 10px; padding: 8px; }
-    .rp-table { border-collapse: collapse; background: #fff; }
+    .rp-table { border-collapse: collapse; background: #fff; margin: 16px 0; }
     .rp-table th, .rp-table td { border: 1px solid #dcdfe8; padding: 4px 8px; text-align: right; white-space: nowrap; }
     .rp-table td:first-child, .rp-table th:first-child { text-align: left; }
     """

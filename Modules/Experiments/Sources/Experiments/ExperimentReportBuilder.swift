@@ -1,0 +1,279 @@
+import Foundation
+
+extension ExperimentReport {
+  /// Gathers a report from events given one at a time, in file order, so a report over
+  /// millions of events holds only what it counts: a compact state per exposed user (their
+  /// variation, run, first exposure day, metrics reached and where each flow's first run
+  /// got to), never the events.
+  public struct Builder: Sendable {
+    public let experiment: String
+    public let metrics: [MetricDefinition]
+    private let givenFlow: String?
+    /// Variations in the order they are listed: those given, then others as first exposed.
+    private var order: [String]
+    private var orderIndex: [String: Int32] = [:]
+    /// Without a given order: the variations in order of first exposure naming one, and the
+    /// index (`variation_id`) each first carried, so the control comes first.
+    private let ordersByVariationID: Bool
+    private var named: [String] = []
+    private var variationIDs: [String: Double] = [:]
+    private var unnamedExposure = false
+
+    private var experimentsSeen: Set<String> = []
+    private var exposureFlows: [String: Int] = [:]
+    private var exposures = 0
+    private var simulated = false
+
+    /// Names seen in events, each held once: flows and screens.
+    private var flowIndex: [String: Int32] = [:]
+    private var screenIndex: [String: Int32] = [:]
+    private var screens: [String] = []
+
+    private var userIndex: [String: Int32] = [:]
+    private var users: [UserState] = []
+
+    /// - Parameters:
+    ///   - flow: the experiment's flow; by default the flow most of its exposures name.
+    ///   - variationOrder: variations to list first (the first is the control); others
+    ///     follow in order of first exposure.
+    ///   - ordersByVariationID: with no `variationOrder`, list variations by the index
+    ///     exposures carry (`variation_id`), as `wellflow report` does without the file.
+    public init(
+      experiment: String, flow: String? = nil, variationOrder: [String] = [],
+      metrics: [MetricDefinition] = [],
+      ordersByVariationID: Bool = false
+    ) {
+      self.experiment = experiment
+      self.givenFlow = flow
+      self.metrics = metrics
+      self.ordersByVariationID = ordersByVariationID && variationOrder.isEmpty
+      order = []
+      for variation in variationOrder where orderIndex[variation] == nil {
+        orderIndex[variation] = Int32(order.count)
+        order.append(variation)
+      }
+    }
+
+    /// What one exposed user's events came to.
+    struct UserState: Sendable {
+      var variation: Int32
+      var severalVariations = false
+      /// Runs are counted from the first exposure: an event stamped before the one before
+      /// it starts a new run.
+      var run: Int32 = 0
+      var severalRuns = false
+      var lastStamp: Date
+      /// The UTC day of the first exposure, for `returned_next_day`.
+      var exposureDay: Int
+      /// Metrics reached, by index (the first 64; `moreConverted` for the rest).
+      var converted: UInt64 = 0
+      var moreConverted: Set<Int>? = nil
+      /// The first run of each flow after exposure, by flow index (usually one).
+      var runs: [(flow: Int32, run: CompactRun)] = []
+    }
+
+    /// A user's first run of a flow after exposure: how it ended, how many screens it
+    /// showed and the last (an index into `screens`).
+    struct CompactRun: Sendable {
+      enum State: UInt8, Sendable { case open, completed, cancelled, terminated, abandoned }
+      var state: State = .open
+      var screenCount: Int32 = 0
+      var lastScreen: Int32 = -1
+    }
+
+    /// Users whose state is held: the exposed ones.
+    var heldUsers: Int { users.count }
+
+    /// Adds the next event of the file.
+    public mutating func add(_ event: ReportEvent) {
+      let isExposure = event.event == "experiment_viewed"
+      if isExposure, let name = event.fields["experiment"], !experimentsSeen.contains(name) {
+        experimentsSeen.insert(name)
+      }
+      let exposure = isExposure && event.fields["experiment"] == experiment
+      if exposure {
+        expose(event)
+        return
+      }
+      guard let index = userIndex[event.user] else { return }
+      // Names interned first, so the user's state is the only thing the update changes.
+      var flowNumber: Int32?
+      if let flow = event.flow { flowNumber = Self.intern(flow, in: &flowIndex) }
+      var screenNumber: Int32?
+      if event.event == "screen_viewed", let screen = event.fields["screen"] {
+        if let known = screenIndex[screen] {
+          screenNumber = known
+        } else {
+          screenNumber = Int32(screens.count)
+          screenIndex[screen] = screenNumber
+          screens.append(screen)
+        }
+      }
+      let metrics = self.metrics
+      Self.update(&users[Int(index)], with: event, flow: flowNumber, screen: screenNumber, metrics: metrics)
+    }
+
+    private static func intern(_ name: String, in table: inout [String: Int32]) -> Int32 {
+      if let known = table[name] { return known }
+      let number = Int32(table.count)
+      table[name] = number
+      return number
+    }
+
+    private mutating func expose(_ event: ReportEvent) {
+      exposures += 1
+      if let flow = event.flow { exposureFlows[flow, default: 0] += 1 }
+      if event.fields["source"] == "script" { simulated = true }
+      let variation = event.fields["variation"]
+      if let variation {
+        if variationIDs[variation] == nil, !named.contains(variation) {
+          named.append(variation)
+          if let id = event.fields["variation_id"].flatMap(Double.init) { variationIDs[variation] = id }
+        } else if variationIDs[variation] == nil, let id = event.fields["variation_id"].flatMap(Double.init) {
+          variationIDs[variation] = id
+        }
+      } else {
+        unnamedExposure = true
+      }
+      let name = variation ?? ""
+      let variationIndex: Int32
+      if let known = orderIndex[name] {
+        variationIndex = known
+      } else {
+        variationIndex = Int32(order.count)
+        orderIndex[name] = variationIndex
+        order.append(name)
+      }
+      if let index = userIndex[event.user] {
+        let user = Int(index)
+        if event.ts < users[user].lastStamp { users[user].run += 1 }
+        users[user].lastStamp = event.ts
+        if users[user].run != 0 { users[user].severalRuns = true }
+        if users[user].variation != variationIndex { users[user].severalVariations = true }
+      } else {
+        userIndex[event.user] = Int32(users.count)
+        users.append(
+          UserState(variation: variationIndex, lastStamp: event.ts, exposureDay: Self.day(of: event.ts)))
+      }
+    }
+
+    private static func day(of date: Date) -> Int {
+      Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+    }
+
+    private static func update(
+      _ user: inout UserState, with event: ReportEvent, flow flowNumber: Int32?, screen: Int32?,
+      metrics: [MetricDefinition]
+    ) {
+      if event.ts < user.lastStamp { user.run += 1 }
+      user.lastStamp = event.ts
+      for (index, metric) in metrics.enumerated() {
+        let reached: Bool
+        switch metric.kind {
+        case .event: reached = metric.matches(event)
+        case .returnedNextDay: reached = day(of: event.ts) == user.exposureDay + 1
+        }
+        guard reached else { continue }
+        if index < 64 {
+          user.converted |= 1 << UInt64(index)
+        } else {
+          user.moreConverted = (user.moreConverted ?? []).union([index])
+        }
+      }
+      guard let flowNumber else { return }
+      if let slot = user.runs.firstIndex(where: { $0.flow == flowNumber }) {
+        apply(event, screen: screen, to: &user.runs[slot].run)
+      } else if event.event == "flow_started" {
+        user.runs.append((flowNumber, CompactRun()))
+      }
+    }
+
+    private static func apply(_ event: ReportEvent, screen: Int32?, to run: inout CompactRun) {
+      guard run.state == .open else { return }
+      switch event.event {
+      case "flow_started":
+        // A new start without an ending: the earlier run stopped (relaunch, dropped flow).
+        run.state = .abandoned
+      case "screen_viewed":
+        guard let screen else { return }
+        run.screenCount += 1
+        run.lastScreen = screen
+      case "flow_completed": run.state = .completed
+      case "flow_cancelled": run.state = event.fields["reason"] == "terminated" ? .terminated : .cancelled
+      default: break
+      }
+    }
+
+    /// One variation's counts, as the report needs them.
+    struct Variation {
+      var name: String
+      var exposed = 0
+      var started = 0
+      var cancelled = 0
+      var terminated = 0
+      var abandoned = 0
+      /// Screens viewed in each completed run.
+      var completedSteps: [Int] = []
+      /// Last screens of runs that did not complete, with how many ended there.
+      var exitScreens: [String: Int] = [:]
+      var conversions: [Int]
+    }
+
+    /// The report of what was added, with `weights` for the sample ratio check.
+    public func report(weights: [Double]? = nil) throws(ReportError) -> ExperimentReport {
+      guard exposures > 0 else {
+        throw .noExposures(experiment: experiment, experimentsSeen: experimentsSeen.sorted())
+      }
+      guard let flow = givenFlow ?? Self.mostCommon(exposureFlows) else {
+        throw .noFlow(experiment: experiment)
+      }
+      let flowNumber = flowIndex[flow]
+      var listed = order
+      if ordersByVariationID {
+        listed = named.enumerated().sorted { a, b in
+          (variationIDs[a.element] ?? .infinity, a.offset) < (variationIDs[b.element] ?? .infinity, b.offset)
+        }.map(\.element)
+        if unnamedExposure, !listed.contains("") { listed.append("") }
+      }
+      // From the order users were indexed in to the order listed.
+      let position = Dictionary(uniqueKeysWithValues: listed.enumerated().map { ($0.element, $0.offset) })
+      var gathered = listed.map {
+        Variation(name: $0, conversions: Array(repeating: 0, count: metrics.count))
+      }
+      var several = (variations: 0, runs: 0)
+      for user in users {
+        if user.severalVariations { several.variations += 1 }
+        if user.severalRuns { several.runs += 1 }
+        let slot = position[order[Int(user.variation)]]!
+        gathered[slot].exposed += 1
+        for index in metrics.indices
+        where index < 64
+          ? user.converted & (1 << UInt64(index)) != 0 : user.moreConverted?.contains(index) == true
+        {
+          gathered[slot].conversions[index] += 1
+        }
+        guard let flowNumber, let run = user.runs.first(where: { $0.flow == flowNumber })?.run else {
+          continue
+        }
+        gathered[slot].started += 1
+        switch run.state {
+        case .completed:
+          gathered[slot].completedSteps.append(Int(run.screenCount))
+          continue
+        case .cancelled: gathered[slot].cancelled += 1
+        case .terminated: gathered[slot].terminated += 1
+        // A run still open when the events end stopped without ending.
+        case .open, .abandoned: gathered[slot].abandoned += 1
+        }
+        if run.lastScreen >= 0 { gathered[slot].exitScreens[screens[Int(run.lastScreen)], default: 0] += 1 }
+      }
+      return ExperimentReport(
+        experiment: experiment, flow: flow, variations: gathered, metrics: metrics, weights: weights,
+        usersInSeveralVariations: several.variations, usersInSeveralRuns: several.runs, simulated: simulated)
+    }
+
+    private static func mostCommon(_ counts: [String: Int]) -> String? {
+      counts.min(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key })?.key
+    }
+  }
+}
