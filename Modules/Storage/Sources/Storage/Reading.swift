@@ -24,7 +24,9 @@ extension DatabaseWriter {
   /// Runs one statement, which SQLite runs atomically and reads consistently by itself,
   /// with no transaction around it: a BEGIN and a COMMIT cost more than the point lookup
   /// or single insert a reminder makes once a day of a hundred simulated years.
-  public func oneStatement<T: Sendable>(_ statement: @escaping @Sendable (Database) throws -> T) async throws -> T {
+  public func oneStatement<T: Sendable>(_ statement: @escaping @Sendable (Database) throws -> T) async throws
+    -> T
+  {
     if let queue = self as? DatabaseQueue, queue.isPrivateInMemory {
       return try queue.statementHere(statement)
     }

@@ -11,7 +11,7 @@ public struct EventsFileError: Error, Sendable, Equatable, CustomStringConvertib
   public var description: String { "\(file):\(line): \(message)" }
 }
 
-/// Reads the NDJSON events `wellflow run --events FILE` writes (SPEC §5), a block at a
+/// Reads the NDJSON events `wellflow run --events FILE` writes, a block at a
 /// time, each line parsed from its bytes: a report over millions of events holds a
 /// block, never the file.
 public enum EventsFile {

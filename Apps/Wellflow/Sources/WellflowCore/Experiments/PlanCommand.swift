@@ -1,7 +1,7 @@
 import Experiments
 import Foundation
 
-/// Everything `wellflow plan` takes (SPEC §12, "Decisions").
+/// Everything `wellflow plan` takes.
 public struct PlanConfiguration: Sendable {
   public enum Format: String, Sendable, CaseIterable { case text, json }
 
