@@ -265,7 +265,7 @@ import Testing
       ("PATCH", "/api/v1/progress", "GET, POST"), ("TRACE", "/api/v1/journal", "GET, POST"),
       ("GET", "/api/v1/progress/batch", "POST"), ("POST", "/api/v1/progress/some-id", "GET, PUT, DELETE"),
     ] {
-      var request = URLRequest(url: URL(string: backend.url.absoluteString + path)!)
+      var request = URLRequest(url: URL(string: backend.url.absoluteString + path)!, timeoutInterval: 600)
       request.httpMethod = method
       for (name, value) in backend.headers() { request.setValue(value, forHTTPHeaderField: name) }
       let (_, response) = try await URLSession.shared.data(for: request)

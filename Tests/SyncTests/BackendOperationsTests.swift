@@ -63,7 +63,7 @@ import Testing
     let backend = try await TestBackend.start()
     defer { Task { await backend.stop() } }
     for path in ["/metrics", "/openapi.yaml"] {
-      var request = URLRequest(url: URL(string: backend.url.absoluteString + path)!)
+      var request = URLRequest(url: URL(string: backend.url.absoluteString + path)!, timeoutInterval: 600)
       request.httpMethod = "POST"
       let (data, response) = try await URLSession.shared.data(for: request)
       let http = try #require(response as? HTTPURLResponse)
@@ -101,7 +101,8 @@ import Testing
   private static func get(_ base: URL, _ path: String) async throws -> (
     status: Int, contentType: String?, text: String
   ) {
-    let (data, response) = try await URLSession.shared.data(from: URL(string: base.absoluteString + path)!)
+    let (data, response) = try await URLSession.shared.data(
+      for: URLRequest(url: URL(string: base.absoluteString + path)!, timeoutInterval: 600))
     let http = response as! HTTPURLResponse
     return (
       http.statusCode, http.value(forHTTPHeaderField: "Content-Type"), String(decoding: data, as: UTF8.self)

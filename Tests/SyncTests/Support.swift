@@ -43,7 +43,8 @@ struct TestBackend {
   func raw(
     _ method: String, _ path: String, body: String? = nil, headers: [String: String]
   ) async throws -> (status: Int, json: [String: Any]) {
-    var request = URLRequest(url: URL(string: url.absoluteString + path)!)
+    // A busy machine may take long to answer; the test waits as long as it takes.
+    var request = URLRequest(url: URL(string: url.absoluteString + path)!, timeoutInterval: 600)
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     if let body {

@@ -13,13 +13,14 @@ extension PreviewServerTests {
   @Test func everyAnswerForbidsFramingAndScriptFromElsewhere() async throws {
     try await withServer { url in
       for path in ["", "api/state", "api/script", "no-such-page"] {
-        let (_, response) = try await URLSession.shared.data(from: url.appendingPathComponent(path))
+        let (_, response) = try await URLSession.shared.data(
+          for: URLRequest(url: url.appendingPathComponent(path), timeoutInterval: 600))
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.value(forHTTPHeaderField: "X-Frame-Options") == "DENY", "\(path)")
         #expect(
           http.value(forHTTPHeaderField: "Content-Security-Policy") == PreviewPage.contentSecurityPolicy)
       }
-      let (data, _) = try await URLSession.shared.data(from: url)
+      let (data, _) = try await URLSession.shared.data(for: URLRequest(url: url, timeoutInterval: 600))
       let page = String(decoding: data, as: UTF8.self)
       func inline(_ tag: String) throws -> String {
         let open = try #require(page.range(of: "<\(tag)>"))

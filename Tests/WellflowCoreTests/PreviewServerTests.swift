@@ -28,6 +28,8 @@ struct PreviewServerTests {
 
   func request(_ url: URL, _ path: String, post command: PreviewCommand? = nil) async throws -> Answer {
     var request = URLRequest(url: url.appendingPathComponent(path))
+    // A busy machine may take long to answer; the test waits as long as it takes.
+    request.timeoutInterval = 600
     if let command {
       request.httpMethod = "POST"
       request.httpBody = try JSONEncoder().encode(command)
@@ -153,6 +155,7 @@ struct PreviewServerTests {
       func post(_ headers: [String: String], contentType: String = "application/json") async throws -> Answer
       {
         var request = URLRequest(url: url.appendingPathComponent("api/command"))
+        request.timeoutInterval = 600
         request.httpMethod = "POST"
         request.httpBody = Data(#"{"command": "launch"}"#.utf8)
         request.setValue(contentType, forHTTPHeaderField: "Content-Type")
