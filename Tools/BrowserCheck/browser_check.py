@@ -283,6 +283,10 @@ class Check:
         whiskers = self.driver.find_elements(By.CSS_SELECTOR, ".wf-intervals .wf-whisker")
         if len(funnels) < 2 or len(whiskers) < 2:
             fail(f"the experiment report shows {len(funnels)} funnels and {len(whiskers)} intervals")
+        wide = self.driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        if wide[0] > wide[1]:
+            fail(f"the experiment report is {wide[0]} px wide in a {wide[1]} px window: the page scrolls sideways")
         self.shot("experiment-report")
 
     def close(self):

@@ -125,7 +125,7 @@ public struct ReportHTML: Sendable, Equatable {
       body += "<div class=\"rp-funnel\" data-variation=\"\(e(row.variation))\">"
       body += SVGCharts.funnel(row.funnel, title: "\(row.variation) funnel", maximum: largest) + "</div>"
     }
-    body += "</section><table class=\"rp-table\"><thead><tr><th>variation</th>"
+    body += "</section><div class=\"rp-scroll\"><table class=\"rp-table\"><thead><tr><th>variation</th>"
     let stages = rows.first?.funnel.map(\.label) ?? []
     for stage in stages { body += "<th>\(e(stage))</th>" }
     for name in rows.first?.extra.map(\.name) ?? [] { body += "<th>\(e(name))</th>" }
@@ -139,15 +139,15 @@ public struct ReportHTML: Sendable, Equatable {
         "<td>\(row.interval.map { "\(SVGCharts.percent($0.lowerBound)) – \(SVGCharts.percent($0.upperBound))" } ?? "–")</td>"
       body += "<td>\(row.pValue.map { $0.isFinite ? String(format: "%.4f", $0) : "–" } ?? "–")</td></tr>"
     }
-    body += "</tbody></table>"
+    body += "</tbody></table></div>"
     if let header = rateTable.first {
-      body += "<table class=\"rp-table rp-rates\"><thead><tr>"
+      body += "<div class=\"rp-scroll\"><table class=\"rp-table rp-rates\"><thead><tr>"
       for name in header { body += "<th>\(e(name))</th>" }
       body += "</tr></thead><tbody>"
       for row in rateTable.dropFirst() {
         body += "<tr>" + row.map { "<td>\(e($0))</td>" }.joined() + "</tr>"
       }
-      body += "</tbody></table>"
+      body += "</tbody></table></div>"
     }
     body += "</main>"
     return ScreenHTML.document(title: "Experiment \(experiment)", body: body, extraStyle: Self.style)
@@ -159,8 +159,10 @@ public struct ReportHTML: Sendable, Equatable {
     .rp-note { background: #fffbeb; border: 1px solid #fde68a; padding: 8px; border-radius: 8px; }
     .rp-charts, .rp-funnels { display: flex; flex-wrap: wrap; gap: 16px; margin: 16px 0; }
     .rp-funnel, .rp-charts svg { background: #fff; border: 1px solid #dcdfe8; border-radius: 10px; padding: 8px; }
+    .rp-scroll { overflow-x: auto; }
     .rp-table { border-collapse: collapse; background: #fff; margin: 16px 0; }
     .rp-table th, .rp-table td { border: 1px solid #dcdfe8; padding: 4px 8px; text-align: right; white-space: nowrap; }
+    .rp-table th { white-space: normal; }
     .rp-table td:first-child, .rp-table th:first-child { text-align: left; }
     """
 }
