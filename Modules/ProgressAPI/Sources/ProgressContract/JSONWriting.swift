@@ -8,6 +8,12 @@ public enum JSONText {
   /// `text` as a JSON string literal: quote and backslash escaped, control characters as `\u00XX`.
   public static func appendString(_ text: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
+    // Most text needs no escape: copied whole, not byte by byte.
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+      bytes += text.utf8
+      bytes.append(UInt8(ascii: "\""))
+      return
+    }
     for byte in text.utf8 {
       switch byte {
       case UInt8(ascii: "\""), UInt8(ascii: "\\"):
