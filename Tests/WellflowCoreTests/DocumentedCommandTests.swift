@@ -55,10 +55,17 @@ struct DocumentedCommandTests {
     #expect(total >= 20, "the articles show the commands the README used to")
   }
 
+  /// The command line's sources, one file per command, in name order.
+  static func commandSources() throws -> String {
+    let folder = root.appendingPathComponent("Apps/Wellflow/Sources/wellflow")
+    return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+      .sorted()
+      .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+      .joined(separator: "\n")
+  }
+
   @Test func theHelpExamplesRunFromTheRepositoryRoot() throws {
-    let source = try String(
-      contentsOf: Self.root.appendingPathComponent("Apps/Wellflow/Sources/wellflow/Wellflow.swift"),
-      encoding: .utf8)
+    let source = try Self.commandSources()
     let commands = DocumentedCommands.help(source)
     #expect(commands.count >= 20, "\(commands)")
     #expect(commands.contains("wellflow flows"), "notes after two spaces are left out")
@@ -69,9 +76,7 @@ struct DocumentedCommandTests {
   /// `--help` wraps its text at 80 columns: an example line longer than that would be
   /// printed broken where a person copies it from.
   @Test func theHelpExamplesFitEightyColumns() throws {
-    let source = try String(
-      contentsOf: Self.root.appendingPathComponent("Apps/Wellflow/Sources/wellflow/Wellflow.swift"),
-      encoding: .utf8)
+    let source = try Self.commandSources()
     let lines = DocumentedCommands.helpLines(source)
     #expect(lines.count >= 20)
     for line in lines { #expect(line.count <= 80, "\(line.count) columns: \(line)") }
@@ -143,7 +148,7 @@ enum DocumentedCommands {
     return commands
   }
 
-  /// The example lines of the commands' help (`discussion:` texts of Wellflow.swift):
+  /// The example lines of the commands' help (`discussion:` texts of the commands' files):
   /// lines indented past the prose that start with `wellflow` or pipe into it.
   static func help(_ source: String) -> [String] {
     var commands: [String] = []
