@@ -55,12 +55,24 @@ struct DocumentedCommandTests {
     #expect(total >= 20, "the articles show the commands the README used to")
   }
 
-  /// The command line's sources, one file per command, in name order.
+  /// The command line's sources, one file per command: the root command's first, then the
+  /// subcommands in the order `wellflow --help` lists them (an example may read what an
+  /// earlier one wrote: `report` reads the events `run` wrote), then any other file.
   static func commandSources() throws -> String {
     let folder = root.appendingPathComponent("Apps/Wellflow/Sources/wellflow")
-    return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
-      .sorted()
-      .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+    let rootSource = try String(contentsOf: folder.appendingPathComponent("Wellflow.swift"), encoding: .utf8)
+    let listed = rootSource.components(separatedBy: "subcommands:").dropFirst().first ?? ""
+    let subcommands = listed.prefix { $0 != "]" }.components(separatedBy: ",").map {
+      $0.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ".self", with: "")
+        + ".swift"
+    }
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+      $0.hasSuffix(".swift")
+    }
+    let ordered =
+      ["Wellflow.swift"] + subcommands.filter(files.contains)
+      + files.filter { $0 != "Wellflow.swift" && !subcommands.contains($0) }.sorted()
+    return try ordered.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
       .joined(separator: "\n")
   }
 

@@ -4,6 +4,8 @@ import Foundation
 extension ScriptLoader {
   /// The longest single `advance`: a hundred years in any unit.
   static let maxAdvanceSeconds = 100 * 366 * 86_400.0
+  /// Seconds in each unit `advance` takes.
+  static let advanceUnits: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
 
   mutating func clockAdvance(_ node: YNode) -> ClockAdvance? {
     let text = node.text
@@ -13,14 +15,13 @@ extension ScriptLoader {
       !number.isEmpty && number.first != "." && number.last != "."
       && number.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
       && number.filter { $0 == "." }.count <= 1
-    guard let unit = text.last, "smhd".contains(unit), isDecimal, number.count <= 20,
+    guard let unit = text.last, let scale = Self.advanceUnits[unit], isDecimal, number.count <= 20,
       let amount = Double(number)
     else {
       report(
         node.position, "advance takes an amount and a unit (s, m, h, d), e.g. 1d or 90m; got \(node.quoted)")
       return nil
     }
-    let scale: Double = ["s": 1, "m": 60, "h": 3600, "d": 86_400][unit]!
     guard amount * scale <= Self.maxAdvanceSeconds else {
       report(
         node.position,
@@ -66,11 +67,12 @@ extension ScriptLoader {
       return fail(" (years \(Self.startYears.lowerBound)…\(Self.startYears.upperBound))")
     }
     guard (1...12).contains(month) else { return fail(" (no month \(month))") }
-    let gregorian = ManualClock.gregorian(in: TimeZone(identifier: "UTC")!)
+    // Days in a month are the same in every zone; UTC always exists.
+    let gregorian = ManualClock.gregorian(in: TimeZone(identifier: "UTC") ?? .current)
     let daysInMonth =
-      gregorian.range(
-        of: .day, in: .month, for: gregorian.date(from: DateComponents(year: year, month: month))!)?
-      .count ?? 31
+      gregorian.date(from: DateComponents(year: year, month: month)).flatMap {
+        gregorian.range(of: .day, in: .month, for: $0)?.count
+      } ?? 31
     guard (1...daysInMonth).contains(day) else {
       return fail(
         " (\(String(year).leftPadded(to: 4))-\(String(month).leftPadded(to: 2)) has \(daysInMonth) days)")

@@ -26,17 +26,11 @@ public struct ScriptLoader {
   /// Steps a run may take, repeats multiplied out: a bound that a mistyped `times` hits
   /// at load time rather than hours into the run.
   static let maxExecutedSteps = 10_000_000
-  /// The most a `repeat` may say.
-  static let maxRepeat = 100_000
 
   static let topLevelKeys = [
     "name", "tags", "user", "start", "timezone", "locale", "experiments", "followUps", "env", "steps",
   ]
   static let subScriptKeys = ["name", "tags", "env", "steps"]
-  static let commands = [
-    "launch", "relaunch", "start", "tap", "select", "enter", "set", "toggle", "back", "close", "expect",
-    "advance", "network", "sync", "run", "repeat", "if", "open", "maybe",
-  ]
   /// What `expect` and `if` may check.
   static let conditionKeys = [
     "screen", "alert", "idle", "flow", "outcome", "enabled", "disabled", "value", "text", "data",
@@ -44,9 +38,6 @@ public struct ScriptLoader {
   ]
   /// What `start: {trigger}` may name.
   static let triggers = [FlowTrigger.launch, .manual, .notification, .event].map(\.rawValue)
-  static let argumentless: Set<String> = ["launch", "back", "close", "sync"]
-  /// Commands whose value may be left out.
-  static let optionalArgument: Set<String> = ["relaunch"]
 
   public init(vocabulary: ScriptVocabulary) {
     self.vocabulary = vocabulary
@@ -235,17 +226,7 @@ public struct ScriptLoader {
   static func executedCount(_ steps: [Step]) -> Int {
     var total = 0
     for step in steps {
-      var count = 1
-      switch step.kind {
-      case .run(_, let body): count = 1 &+ executedCount(body)
-      case .repeat(let times, let body):
-        let product = executedCount(body).multipliedReportingOverflow(by: times)
-        count = product.overflow ? .max : 1 &+ product.partialValue
-      case .if(_, let thenSteps, let elseSteps):
-        count = 1 &+ max(executedCount(thenSteps), executedCount(elseSteps))
-      case .maybe(_, let body): count = 1 &+ executedCount(body)
-      default: break
-      }
+      let count = step.command.executedCount
       let sum = total.addingReportingOverflow(count)
       total = sum.overflow || count < 0 ? .max : sum.partialValue
     }
@@ -258,7 +239,7 @@ public struct ScriptLoader {
     let command: String
     let argument: YNode?
     let commandPosition: SourcePosition
-    var extra: [(key: String, keyPosition: SourcePosition, value: YNode)] = []
+    var branches: [YNode.Entry] = []
 
     switch node.value {
     case .string(let name):
@@ -271,179 +252,66 @@ public struct ScriptLoader {
         switch entry.key {
         case "label": label = string(entry.value, "label")
         case "optional": isOptional = bool(entry.value, "optional") ?? false
-        case "then", "else": extra.append(entry)
+        case let key where ScriptCommands.branchKeys.contains(key): branches.append(entry)
         default:
-          if found == nil {
-            found = entry
-          } else {
+          if let found {
             report(
               entry.keyPosition,
-              "a step has one command; '\(clipped(entry.key))' follows '\(clipped(found!.key))' (start a new `- ` item)"
+              "a step has one command; '\(clipped(entry.key))' follows '\(clipped(found.key))' (start a new `- ` item)"
             )
+          } else {
+            found = entry
           }
         }
       }
       guard let found else {
         report(
-          node.position, "the step names no command (commands: \(Self.commands.joined(separator: ", ")))")
+          node.position,
+          "the step names no command (commands: \(ScriptCommands.names.joined(separator: ", ")))")
         return nil
       }
       command = found.key
       argument = found.value.value.isNull ? nil : found.value
       commandPosition = found.keyPosition
-      if command != "if" {
-        for entry in extra { report(entry.keyPosition, "'\(clipped(entry.key))' belongs to an `if` step") }
+      let ownBranches = ScriptCommands.named(command)?.branchKeys.map(\.key) ?? []
+      for entry in branches where !ownBranches.contains(entry.key) {
+        let owner = ScriptCommands.all.first { $0.branchKeys.contains { $0.key == entry.key } }
+        report(entry.keyPosition, "'\(clipped(entry.key))' belongs to an `\(owner?.name ?? "")` step")
       }
     default:
       report(node.position, "a step is a command name or a mapping, got \(node.described)")
       return nil
     }
 
-    guard Self.commands.contains(command) else {
+    guard let type = ScriptCommands.named(command) else {
       report(
-        commandPosition, "unknown command '\(clipped(command))'\(suggestion(command, among: Self.commands))")
+        commandPosition,
+        "unknown command '\(clipped(command))'\(suggestion(command, among: ScriptCommands.names))")
       return nil
     }
-    if Self.argumentless.contains(command) {
+    switch type.takes {
+    case .none:
       if let argument {
         report(argument.position, "'\(clipped(command))' takes no value, got \(argument.quoted)")
       }
-    } else if argument == nil, !Self.optionalArgument.contains(command) {
+    case .required where argument == nil:
       report(commandPosition, "'\(clipped(command))' needs a value")
       return nil
+    case .optional, .required: break
     }
-    let position = node.position
-    func make(_ kind: StepKind, _ summary: String) -> Step {
-      Step(kind: kind, position: position, label: label, isOptional: isOptional, summary: summary)
-    }
-
-    switch command {
-    case "launch": return make(.launch, "launch")
-    case "relaunch":
-      // `{clearState: true}` (Maestro's word) relaunches as a fresh install signed in
-      // to the same account: local data gone, the backend's rows kept.
-      guard let argument else { return make(.relaunch(clearState: false), "relaunch") }
-      guard let entries = argument.entries else {
-        report(argument.position, "relaunch takes nothing or {clearState: true}, got \(argument.typeName)")
-        return nil
-      }
-      checkKeys(entries, allowed: ["clearState"], what: "relaunch")
-      let clear = entries.first { $0.key == "clearState" }.flatMap { bool($0.value, "clearState") } ?? false
-      return make(.relaunch(clearState: clear), clear ? "relaunch {clearState: true}" : "relaunch")
-    case "sync": return make(.sync, "sync")
-    case "network":
-      guard let text = argument!.scalarText, let state = NetworkState(rawValue: text) else {
-        report(argument!.position, "network takes offline or online, got \(argument!.quoted)")
-        return nil
-      }
-      return make(.network(state), "network \(state.rawValue)")
-    case "back": return make(.action(.back), "back")
-    case "close": return make(.action(.close), "close")
-    case "start":
-      guard let request = flowRequest(argument!) else { return nil }
-      return make(.start(request), "start \(request)")
-    case "tap":
-      guard let id = argument!.scalarText else {
-        report(argument!.position, "tap takes an element id, got \(argument!.typeName)")
-        return nil
-      }
-      checkElement(id, at: argument!.position, allowAlertButtons: true)
-      return make(.action(.tap(id)), "tap \(id)")
-    case "select", "enter", "set", "toggle":
-      guard let action = elementAction(command, argument!) else { return nil }
-      return make(.action(action), action.description)
-    case "expect":
-      let conditions = conditions(argument!)
-      return make(.expect(conditions), "expect \(conditionSummary(argument!))")
-    case "advance":
-      guard let advance = clockAdvance(argument!) else { return nil }
-      return make(.advance(advance), "advance \(argument!.text)")
-    case "run":
-      return runStep(argument!, directory: directory, variables: variables).map { make($0.kind, $0.summary) }
-    case "repeat":
-      guard let entries = argument!.entries else {
-        report(argument!.position, "repeat takes {times: N, steps: […]}, got \(argument!.typeName)")
-        return nil
-      }
-      checkKeys(entries, allowed: ["times", "steps"], what: "repeat")
-      var times = 0
-      if let timesNode = entries.first(where: { $0.key == "times" })?.value {
-        if case .number(let number) = timesNode.value, let count = Int(exactly: number),
-          (0...Self.maxRepeat).contains(count)
-        {
-          times = count
-        } else {
-          report(
-            timesNode.position,
-            "times must be a whole number from 0 to \(Self.maxRepeat), got \(timesNode.quoted)")
-        }
-      } else {
-        report(argument!.position, "repeat needs `times`")
-      }
-      guard let body = entries.first(where: { $0.key == "steps" })?.value else {
-        report(argument!.position, "repeat needs `steps`")
-        return nil
-      }
-      let bodySteps = stepList(body, directory: directory, variables: variables)
-      let executed = Self.executedCount(bodySteps).multipliedReportingOverflow(by: times)
-      if executed.overflow || executed.partialValue > Self.maxExecutedSteps {
-        report(
-          argument!.position,
-          "this repeat would take more than \(Self.maxExecutedSteps) steps (\(times) times a body of \(Self.executedCount(bodySteps)))"
-        )
-        return nil
-      }
-      return make(.repeat(times: times, steps: bodySteps), "repeat \(times) times")
-    case "open":
-      guard let id = string(argument!, "open") else { return nil }
-      guard vocabulary.notifications.contains(id) else {
-        report(argument!.position, "unknown notification '\(clipped(id))'\(notificationList(id))")
-        return nil
-      }
-      return make(.open(notification: id), "open \(id)")
-    case "maybe":
-      guard let entries = argument!.entries else {
-        report(argument!.position, "maybe takes {p: 0.3, steps: […]}, got \(argument!.typeName)")
-        return nil
-      }
-      checkKeys(entries, allowed: ["p", "steps"], what: "maybe")
-      var probability: Double?
-      if let pNode = entries.first(where: { $0.key == "p" })?.value {
-        if case .number(let number) = pNode.value, number.isFinite, (0...1).contains(number) {
-          probability = number
-        } else {
-          let shown = if case .number = pNode.value { pNode.text } else { pNode.quoted }
-          report(pNode.position, "p must be a probability from 0 to 1, got \(shown)")
-        }
-      } else {
-        report(argument!.position, "maybe needs `p` (the probability its steps run, 0 to 1)")
-      }
-      guard let body = entries.first(where: { $0.key == "steps" })?.value else {
-        report(argument!.position, "maybe needs `steps`")
-        return nil
-      }
-      let bodySteps = stepList(body, directory: directory, variables: variables)
-      guard let probability else { return nil }
-      return make(.maybe(p: probability, steps: bodySteps), "maybe (p \(formatNumber(probability)))")
-    case "if":
-      let conditions = conditions(argument!)
-      guard let thenNode = extra.first(where: { $0.key == "then" })?.value else {
-        report(commandPosition, "if needs `then:` with a list of steps")
-        return nil
-      }
-      let thenSteps = stepList(thenNode, directory: directory, variables: variables)
-      let elseSteps =
-        extra.first(where: { $0.key == "else" }).map {
-          stepList($0.value, directory: directory, variables: variables)
-        } ?? []
-      return make(.if(conditions, then: thenSteps, else: elseSteps), "if \(conditionSummary(argument!))")
-    default:
-      return nil
-    }
+    let input = CommandInput(
+      value: argument ?? YNode(value: .null, position: commandPosition, text: ""), position: commandPosition,
+      branches: branches, directory: directory, variables: variables)
+    guard let loaded = type.load(input, into: &self) else { return nil }
+    return Step(
+      command: loaded.command, position: node.position, label: label, isOptional: isOptional,
+      summary: loaded.summary)
   }
 
-  mutating func runStep(_ node: YNode, directory: String, variables: [String: String]) -> (
-    kind: StepKind, summary: String
+  /// The sub-script a `run:` step names (`file` or `{file, env}`), loaded with its steps:
+  /// the file as written, its path, and its steps.
+  mutating func subScript(_ node: YNode, directory: String, variables: [String: String]) -> (
+    written: String, path: String, steps: [Step]
   )? {
     var file: String?
     var runEnv: [String: String] = [:]
@@ -530,7 +398,7 @@ public struct ScriptLoader {
     let steps = steps(
       in: entries, of: root, directory: (normalized as NSString).deletingLastPathComponent,
       variables: subVariables)
-    return (.run(file: normalized, steps: steps), "run \(file)")
+    return (file, normalized, steps)
   }
 
   mutating func flowRequest(_ node: YNode) -> FlowRequest? {
@@ -581,56 +449,15 @@ public struct ScriptLoader {
     return request
   }
 
-  mutating func elementAction(_ command: String, _ node: YNode) -> UserAction? {
+  /// The one `{element: value}` pair `select`, `enter`, `set` and `toggle` take, its element checked.
+  mutating func elementPair(_ command: String, _ node: YNode) -> YNode.Entry? {
     guard let entries = node.entries, entries.count == 1, let entry = entries.first else {
-      report(
-        node.position,
-        "\(command) takes one {element: value} pair, got \(node.typeName == "a mapping" ? "\(node.entries!.count) pairs" : node.typeName)"
-      )
+      let got = node.entries.map { "\($0.count) pairs" } ?? node.typeName
+      report(node.position, "\(command) takes one {element: value} pair, got \(got)")
       return nil
     }
     checkElement(entry.key, at: entry.keyPosition, allowAlertButtons: false)
-    let value = entry.value
-    switch command {
-    case "select":
-      if let items = value.items {
-        let ids = items.compactMap { item -> String? in
-          guard let text = item.scalarText else {
-            report(item.position, "select \(entry.key) takes option ids, got \(item.typeName)")
-            return nil
-          }
-          checkOption(text, of: entry.key, at: item.position)
-          return text
-        }
-        return .select(entry.key, ids)
-      }
-      guard let id = value.scalarText else {
-        report(
-          value.position, "select \(entry.key) takes an option id or a list of them, got \(value.typeName)")
-        return nil
-      }
-      checkOption(id, of: entry.key, at: value.position)
-      return .select(entry.key, [id])
-    case "enter":
-      guard let text = value.scalarText else {
-        report(value.position, "enter \(entry.key) takes text, got \(value.typeName)")
-        return nil
-      }
-      return .enter(entry.key, text)
-    case "set":
-      guard case .number(let number) = value.value else {
-        report(value.position, "set \(entry.key) takes a number, got \(value.described)")
-        return nil
-      }
-      return .set(entry.key, number)
-    default:
-      guard case .bool(let isOn) = value.value else {
-        report(
-          value.position, "toggle \(entry.key) takes true or false, got \(value.described)")
-        return nil
-      }
-      return .toggle(entry.key, isOn)
-    }
+    return entry
   }
 
   /// Problems found so far (an experiment file's loader reads follow-ups through this type).
