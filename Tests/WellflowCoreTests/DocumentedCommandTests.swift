@@ -62,10 +62,11 @@ struct DocumentedCommandTests {
     let folder = root.appendingPathComponent("Apps/Wellflow/Sources/wellflow")
     let rootSource = try String(contentsOf: folder.appendingPathComponent("Wellflow.swift"), encoding: .utf8)
     let listed = rootSource.components(separatedBy: "subcommands:").dropFirst().first ?? ""
-    let subcommands = listed.prefix { $0 != "]" }.components(separatedBy: ",").map {
-      $0.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ".self", with: "")
-        + ".swift"
-    }
+    let subcommands = listed.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" }.components(separatedBy: ",")
+      .map {
+        $0.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ".self", with: "")
+          + ".swift"
+      }
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
       $0.hasSuffix(".swift")
     }
