@@ -1,5 +1,4 @@
 import ArgumentParser
-import FlowKit
 import Foundation
 import ProgressBackend
 import WellflowCore

@@ -1,7 +1,5 @@
 import ArgumentParser
-import FlowKit
 import Foundation
-import ProgressBackend
 import WellflowCore
 
 /// `--experiments` and `--growthbook` for the commands that name flows.
