@@ -55,10 +55,30 @@ struct DocumentedCommandTests {
     #expect(total >= 20, "the articles show the commands the README used to")
   }
 
+  /// The command line's sources, one file per command: the root command's first, then the
+  /// subcommands in the order `wellflow --help` lists them (an example may read what an
+  /// earlier one wrote: `report` reads the events `run` wrote), then any other file.
+  static func commandSources() throws -> String {
+    let folder = root.appendingPathComponent("Apps/Wellflow/Sources/wellflow")
+    let rootSource = try String(contentsOf: folder.appendingPathComponent("Wellflow.swift"), encoding: .utf8)
+    let listed = rootSource.components(separatedBy: "subcommands:").dropFirst().first ?? ""
+    let subcommands = listed.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" }.components(separatedBy: ",")
+      .map {
+        $0.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ".self", with: "")
+          + ".swift"
+      }
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+      $0.hasSuffix(".swift")
+    }
+    let ordered =
+      ["Wellflow.swift"] + subcommands.filter(files.contains)
+      + files.filter { $0 != "Wellflow.swift" && !subcommands.contains($0) }.sorted()
+    return try ordered.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+      .joined(separator: "\n")
+  }
+
   @Test func theHelpExamplesRunFromTheRepositoryRoot() throws {
-    let source = try String(
-      contentsOf: Self.root.appendingPathComponent("Apps/Wellflow/Sources/wellflow/Wellflow.swift"),
-      encoding: .utf8)
+    let source = try Self.commandSources()
     let commands = DocumentedCommands.help(source)
     #expect(commands.count >= 20, "\(commands)")
     #expect(commands.contains("wellflow flows"), "notes after two spaces are left out")
@@ -69,9 +89,7 @@ struct DocumentedCommandTests {
   /// `--help` wraps its text at 80 columns: an example line longer than that would be
   /// printed broken where a person copies it from.
   @Test func theHelpExamplesFitEightyColumns() throws {
-    let source = try String(
-      contentsOf: Self.root.appendingPathComponent("Apps/Wellflow/Sources/wellflow/Wellflow.swift"),
-      encoding: .utf8)
+    let source = try Self.commandSources()
     let lines = DocumentedCommands.helpLines(source)
     #expect(lines.count >= 20)
     for line in lines { #expect(line.count <= 80, "\(line.count) columns: \(line)") }
@@ -143,7 +161,7 @@ enum DocumentedCommands {
     return commands
   }
 
-  /// The example lines of the commands' help (`discussion:` texts of Wellflow.swift):
+  /// The example lines of the commands' help (`discussion:` texts of the commands' files):
   /// lines indented past the prose that start with `wellflow` or pipe into it.
   static func help(_ source: String) -> [String] {
     var commands: [String] = []

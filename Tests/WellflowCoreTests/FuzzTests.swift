@@ -467,23 +467,7 @@ struct FuzzTests {
 
   /// How many steps a script runs, repeats multiplied out (saturating), an empty repeat
   /// body counted as one step a round.
-  static func workload(_ steps: [Step]) -> Int {
-    var total = 0
-    for step in steps {
-      var cost = 1
-      switch step.kind {
-      case .repeat(let times, let body):
-        let (product, overflow) = times.multipliedReportingOverflow(by: max(1, workload(body)))
-        cost = overflow ? .max : product
-      case .run(_, let body): cost = 1 + workload(body)
-      case .if(_, let thenSteps, let elseSteps): cost = 1 + workload(thenSteps) + workload(elseSteps)
-      default: break
-      }
-      let (sum, overflow) = total.addingReportingOverflow(cost)
-      total = overflow ? .max : sum
-    }
-    return total
-  }
+  static func workload(_ steps: [Step]) -> Int { Step.workload(of: steps) }
 }
 
 /// What one fuzz test saw, and the rules every mutant must keep.

@@ -167,7 +167,7 @@ struct ScriptSchemaTests {
       return
     }
     #expect(Set(queries.keys) == Set(registry.queries.map(\.id)))
-    for command in ScriptLoader.commands {
+    for command in ScriptCommands.names {
       #expect(definitions?["command.\(command)"] != nil, "no schema for \(command)")
     }
     #expect(schema["$schema"] == .string("https://json-schema.org/draft/2020-12/schema"))

@@ -141,23 +141,7 @@ public enum Harness {
 
   /// Steps a script runs, repeats multiplied out (saturating); an empty repeat body counts
   /// one step a round.
-  static func workload(_ steps: [Step]) -> Int {
-    var total = 0
-    for step in steps {
-      var cost = 1
-      switch step.kind {
-      case .repeat(let times, let body):
-        let (product, overflow) = times.multipliedReportingOverflow(by: max(1, workload(body)))
-        cost = overflow ? .max : product
-      case .run(_, let body): cost = 1 + workload(body)
-      case .if(_, let thenSteps, let elseSteps): cost = 1 + workload(thenSteps) + workload(elseSteps)
-      default: break
-      }
-      let (sum, overflow) = total.addingReportingOverflow(cost)
-      total = overflow ? .max : sum
-    }
-    return total
-  }
+  static func workload(_ steps: [Step]) -> Int { Step.workload(of: steps) }
 
   /// Runs `body` on the main actor and waits for it, turning the main run loop (libFuzzer
   /// calls us on the main thread, which the main actor needs).

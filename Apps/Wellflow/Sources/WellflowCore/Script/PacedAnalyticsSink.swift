@@ -44,17 +44,4 @@ public final class PacedAnalyticsSink: AnalyticsSink {
   static func milliseconds(_ value: Double) -> Int64 {
     Int64(exactly: value.rounded()) ?? (value > 0 ? .max : .min)
   }
-
-  /// How long a person takes before a step of this kind, in seconds: a second or two to
-  /// open the app, a few seconds to read a screen and tap, longer to type. Nil for steps
-  /// that are not a person's (expectations, sync, the clock, the network).
-  public static func thinkTimes(before kind: StepKind) -> ClosedRange<Double>? {
-    switch kind {
-    case .launch, .relaunch, .start, .open: 1...3
-    case .action(.enter): 8...40
-    case .action(.back), .action(.close): 1...4
-    case .action: 2...12
-    default: nil
-    }
-  }
 }

@@ -41,42 +41,25 @@ public struct Script: Sendable {
 }
 
 public struct Step: Sendable {
-  public var kind: StepKind
+  /// The command with its checked value.
+  var command: any ScriptCommand
   public var position: SourcePosition
   public var label: String?
   public var isOptional: Bool
   /// How the step reads in a transcript (`tap continue`).
   public var summary: String
-}
 
-public indirect enum StepKind: Sendable {
-  case launch
-  /// With `clearState`, the app's local data is wiped first (a new install, same account).
-  case relaunch(clearState: Bool)
-  case start(FlowRequest)
-  /// The person opens the latest delivered, unopened notification with this id.
-  case open(notification: String)
-  case action(UserAction)
-  case expect([Condition])
-  case advance(ClockAdvance)
-  /// Try every pending outbox row once, then pull what other devices sent.
-  case sync
-  case network(NetworkState)
-  case run(file: String, steps: [Step])
-  case `repeat`(times: Int, steps: [Step])
-  /// Runs `steps` with probability `p`, drawn from the run's seed and the user id.
-  case maybe(p: Double, steps: [Step])
-  case `if`([Condition], then: [Step], else: [Step])
-}
-
-public enum NetworkState: String, Sendable, Equatable {
-  case offline
-  case online
-}
-
-public enum ClockAdvance: Sendable, Equatable {
-  case seconds(Double)
-  case days(Int)
+  /// How many steps running `steps` costs, repeats multiplied out (saturating) and every
+  /// branch counted, an empty repeat body counted as one step a round: tools that run
+  /// many scripts (the fuzzers) skip the costly ones.
+  public static func workload(of steps: [Step]) -> Int {
+    var total = 0
+    for step in steps {
+      let (sum, overflow) = total.addingReportingOverflow(step.command.workload)
+      total = overflow ? .max : sum
+    }
+    return total
+  }
 }
 
 /// One key of an `expect` (or `if`) mapping.

@@ -107,12 +107,12 @@ public final class ScriptRunner {
   public var onStep: ((StepResult) -> Void)?
   /// Runs without a data directory keep no files.
   private static let noDirectory = URL(fileURLWithPath: "/dev/null")
-  private var session: AppSession!
+  private(set) var session: AppSession!
   private var steps: [StepResult] = []
   /// The steps of the current run held for its result (none without `keepsSteps`).
   var retainedSteps: Int { steps.count }
   /// `maybe` steps drawn so far in this run (a `maybe` in a `repeat` draws each round).
-  private var maybeDraws = 0
+  var maybeDraws = 0
   /// Stamps this run's events at a person's pace; think times drawn so far.
   private var pace: PacedAnalyticsSink?
   private var paceDraws = 0
@@ -188,7 +188,7 @@ public final class ScriptRunner {
       durationSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
   }
 
-  private var host: FlowHost? { session.host }
+  var host: FlowHost? { session.host }
 
   /// A uniform draw in [0, 1) for the `occurrence`-th `maybe` of a run, from the run's seed,
   /// the user id and the step's place in its file: the same inputs always draw the same, so
@@ -216,7 +216,7 @@ public final class ScriptRunner {
   /// Where a script's clock stops: dates past four-digit years are refused, not computed.
   static let endOfTime = Date(timeIntervalSince1970: 253_402_300_800)  // 10000-01-01T00:00Z
 
-  private func execute(_ list: [Step], depth: Int) async throws(StepFailure) {
+  func execute(_ list: [Step], depth: Int) async throws(StepFailure) {
     for step in list {
       let started = ContinuousClock.now
       do {
@@ -237,109 +237,16 @@ public final class ScriptRunner {
     let started = ContinuousClock.now
     func fail(_ message: String) -> StepFailure { StepFailure(position: step.position, message: message) }
     // A person takes a moment before each step of theirs: only the event stamps show it.
-    if let pace, pace.isRecording, let times = PacedAnalyticsSink.thinkTimes(before: step.kind) {
+    if let pace, pace.isRecording, let times = step.command.thinkTimes {
       paceDraws += 1
       let draw = Self.draw(
         seed: options.seed, user: session.userID, step: step.position, occurrence: paceDraws, stream: "pace")
       pace.pause(times.lowerBound + (times.upperBound - times.lowerBound) * draw)
     }
-    switch step.kind {
-    case .launch:
-      let host = try await openHost(step)
-      await host.launch()
-    case .relaunch(let clearState):
-      session.close()
-      if clearState {
-        do {
-          try session.clearLocalData()
-        } catch {
-          throw fail("relaunch could not clear the app's data: \(error)")
-        }
-      }
-      let host = try await openHost(step)
-      await host.launch()
-    case .start(let request):
-      let host = try await openHost(step)
-      do {
-        try host.present(request)
-      } catch {
-        throw fail("start failed: \(error)")
-      }
-    case .open(let notification):
-      // Tapping a notification starts an app that is not running, without launch rules.
-      let host = try await openHost(step)
-      do {
-        try await RemindersFeature.open(notification, on: host)
-      } catch {
-        throw fail("open failed: \(error)")
-      }
-    case .action(let action):
-      guard let host else {
-        throw fail("\(action.name) failed: the app is not running (add `- launch` first)")
-      }
-      do {
-        try host.send(action)
-      } catch {
-        throw fail("\(action.name) failed: \(error)")
-      }
-    case .expect(let conditions):
-      for condition in conditions {
-        if let mismatch = await check(condition) { throw fail("expect failed: \(mismatch)") }
-      }
-    case .advance(let advance):
-      let now = session.clock.now
-      let next =
-        switch advance {
-        case .seconds(let seconds): now.addingTimeInterval(seconds)
-        case .days(let days): session.clock.calendar.date(byAdding: .day, value: days, to: now)
-        }
-      guard let next, next < Self.endOfTime else {
-        throw fail("advance failed: the clock would pass the end of year 9999")
-      }
-      // The host fires the timers due on the way, each at its own time.
-      if let host { await host.advanceClock(to: next) } else { session.clock.set(next) }
-    case .network(let state):
-      session.connectivity.set(online: state == .online)
-    case .sync:
-      _ = try await openHost(step)
-      guard let sync = session.sync else { throw fail("sync failed: the app could not start") }
-      let result: SyncService.Result
-      do {
-        result = try await sync.sync(userID: session.userID)
-      } catch {
-        throw fail("sync failed: \(error)")
-      }
-      await host?.settle()
-      record(step, .passed, depth: depth, started: started, message: Self.describe(result))
-      return
-    case .run(_, let subSteps):
-      record(step, .passed, depth: depth, started: started)
-      try await execute(subSteps, depth: depth + 1)
-      return
-    case .repeat(let times, let body):
-      record(step, .passed, depth: depth, started: started)
-      for _ in 0..<times { try await execute(body, depth: depth + 1) }
-      return
-    case .maybe(let p, let body):
-      maybeDraws += 1
-      let draw = Self.draw(
-        seed: options.seed, user: session.userID, step: step.position, occurrence: maybeDraws)
-      let runs = draw < p
-      record(
-        step, .passed, depth: depth, started: started, message: runs ? "drawn, ran" : "not drawn, skipped")
-      if runs { try await execute(body, depth: depth + 1) }
-      return
-    case .if(let conditions, let thenSteps, let elseSteps):
-      var holds = true
-      for condition in conditions where await check(condition) != nil {
-        holds = false
-        break
-      }
-      record(
-        step, .passed, depth: depth, started: started,
-        message: holds ? "then" : (elseSteps.isEmpty ? "condition false, skipped" : "else"))
-      try await execute(holds ? thenSteps : elseSteps, depth: depth + 1)
-      return
+    let running = RunningStep(runner: self, step: step, depth: depth, started: started)
+    switch try await step.command.run(running) {
+    case .recorded: return
+    case .settle: break
     }
     if let host {
       await host.settle()
@@ -351,7 +258,7 @@ public final class ScriptRunner {
 
   /// The running app, started if it is not. A started app first fires what fell due
   /// while it was closed (a reminder the system would have delivered meanwhile).
-  private func openHost(_ step: Step) async throws(StepFailure) -> FlowHost {
+  func openHost(_ step: Step) async throws(StepFailure) -> FlowHost {
     do {
       return try await runningHost()
     } catch {
@@ -368,7 +275,7 @@ public final class ScriptRunner {
     return host
   }
 
-  private func record(
+  func record(
     _ step: Step, _ status: StepResult.Status, depth: Int, started: ContinuousClock.Instant,
     message: String? = nil
   ) {
@@ -462,24 +369,6 @@ public final class ScriptRunner {
         return "\(error)"
       }
     }
-  }
-
-  static func describe(_ result: SyncService.Result) -> String {
-    let push = result.push
-    var parts = ["sent \(push.synced)"]
-    if push.failed > 0 { parts.append("refused \(push.failed)") }
-    if push.retrying + push.untried > 0 { parts.append("waiting \(push.retrying + push.untried)") }
-    if result.pulled > 0 { parts.append("pulled \(result.pulled)") }
-    if result.pullSkippedCount > 0 { parts.append("skipped \(result.pullSkippedCount)") }
-    switch push.stop {
-    case .offline: parts.append("offline")
-    case .backendUnavailable(let reason): parts.append(reason)
-    case nil: break
-    }
-    // The push went through; what stopped the pull is said, not swallowed.
-    if let error = result.pullError { parts.append("pull stopped: \(error)") }
-    if let unfinished = result.pullUnfinished { parts.append(unfinished) }
-    return parts.joined(separator: ", ")
   }
 
   private func describeCurrentScreen() -> String {

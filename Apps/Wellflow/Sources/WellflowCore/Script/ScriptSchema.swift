@@ -25,14 +25,14 @@ public enum ScriptSchema {
   }
 
   static func scriptDocument(_ registry: FlowRegistry) -> SchemaJSON {
-    var builder = Builder(vocabulary: ScriptVocabulary(registry: registry), registry: registry)
+    var builder = SchemaBuilder(vocabulary: ScriptVocabulary(registry: registry), registry: registry)
     let root = builder.scriptRoot()
     return builder.document(
       id: "https://wellflow.example/schemas/script.json", title: "Wellflow script", root: root)
   }
 
   static func experimentDocument(_ registry: FlowRegistry) -> SchemaJSON {
-    var builder = Builder(vocabulary: ScriptVocabulary(registry: registry), registry: registry)
+    var builder = SchemaBuilder(vocabulary: ScriptVocabulary(registry: registry), registry: registry)
     let root = builder.experimentRoot()
     return builder.document(
       id: "https://wellflow.example/schemas/experiments.json", title: "Wellflow experiment file", root: root)
@@ -115,7 +115,8 @@ indirect enum SchemaJSON: Sendable {
   }
 }
 
-private struct Builder {
+/// Makes the schemas: named parts in `$defs`, each made once.
+struct SchemaBuilder {
   let vocabulary: ScriptVocabulary
   let registry: FlowRegistry
   /// Named parts, referred to as `#/$defs/NAME`, in the order first made.
@@ -251,18 +252,17 @@ private struct Builder {
     // Defined before the steps themselves, which refer to it.
     definitions.append(("steps", Self.list(Self.ref("step"))))
     var branches: [SchemaJSON] = []
-    let bare = ScriptLoader.commands.filter {
-      ScriptLoader.argumentless.contains($0) || ScriptLoader.optionalArgument.contains($0)
-    }
+    let bare = ScriptCommands.all.filter { $0.takes != .required }.map { $0.name }
     branches.append(
       Self.described(
         "A command that takes no value.", .object([("enum", Self.strings(bare))])))
-    for command in ScriptLoader.commands {
-      var properties: [(String, SchemaJSON)] = [(command, argument(of: command))]
+    for type in ScriptCommands.all {
+      let command = type.name
+      var properties: [(String, SchemaJSON)] = [(command, type.schema(in: &self))]
       var required = [command]
-      if command == "if" {
-        properties += [("then", Self.ref("steps")), ("else", Self.ref("steps"))]
-        required.append("then")
+      for branch in type.branchKeys {
+        properties.append((branch.key, Self.ref("steps")))
+        if branch.required { required.append(branch.key) }
       }
       properties += [
         ("label", Self.described("Names the step in reports.", Self.type("string"))),
@@ -272,55 +272,6 @@ private struct Builder {
     }
     _ = define("step", Self.anyOf(branches))
     return Self.ref("steps")
-  }
-
-  /// What a command takes after its name.
-  mutating func argument(of command: String) -> SchemaJSON {
-    let none = Self.type("null")
-    switch command {
-    case "launch", "back", "close", "sync": return none
-    case "relaunch":
-      return Self.anyOf([none, Self.mapping([("clearState", Self.type("boolean"))])])
-    case "start": return flowRequest()
-    case "tap":
-      return ids(
-        "tappable", vocabulary.elements.union(vocabulary.alertButtons), "An element or an alert button.")
-    case "select": return elementPair("select", value: { builder, element in builder.optionValue(element) })
-    case "enter": return elementPair("enter", value: { builder, _ in builder.scalar() })
-    case "set": return elementPair("set", value: { builder, _ in builder.typed("number") })
-    case "toggle": return elementPair("toggle", value: { builder, _ in builder.typed("boolean") })
-    case "expect", "if": return conditions()
-    case "advance":
-      return Self.described(
-        "An amount and a unit: s, m, h or d (calendar days at the same local time), e.g. 1d or 90m.",
-        Self.anyOf([
-          .object([("type", .string("string")), ("pattern", .string("^[0-9]+(\\.[0-9]+)?[smhd]$"))]),
-          variable(),
-        ]))
-    case "network":
-      return ids("network", [NetworkState.offline, .online].map(\.rawValue), "The network state.")
-    case "run":
-      let script = Self.object(type: "string", ("pattern", .string("\\.ya?ml$")))
-      return Self.anyOf([
-        script, Self.mapping([("file", script), ("env", environment())], required: ["file"]),
-      ])
-    case "repeat":
-      return Self.mapping(
-        [("times", integer(0...ScriptLoader.maxRepeat)), ("steps", steps())], required: ["times", "steps"])
-    case "maybe":
-      return Self.mapping(
-        [
-          (
-            "p",
-            Self.anyOf([
-              Self.object(type: "number", ("minimum", .number(0)), ("maximum", .number(1))), variable(),
-            ])
-          ), ("steps", steps()),
-        ], required: ["p", "steps"])
-    case "open":
-      return ids("notification", vocabulary.notifications, "A delivered notification to open.")
-    default: return .object([])
-    }
   }
 
   static func object(type: String, _ more: (String, SchemaJSON)...) -> SchemaJSON {
@@ -355,7 +306,9 @@ private struct Builder {
   }
 
   /// `{element: value}`, one pair.
-  mutating func elementPair(_ command: String, value: (inout Builder, String) -> SchemaJSON) -> SchemaJSON {
+  mutating func elementPair(_ command: String, value: (inout SchemaBuilder, String) -> SchemaJSON)
+    -> SchemaJSON
+  {
     let elements = ids("element", vocabulary.elements, "An element of a registered screen.")
     var properties: [(String, SchemaJSON)] = []
     for element in vocabulary.elements.sorted() { properties.append((element, value(&self, element))) }

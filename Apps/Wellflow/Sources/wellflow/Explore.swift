@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import WellflowCore
+
+struct Explore: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "explore",
+    abstract: "Explore every state of a flow up to a depth and check the flow contract.",
+    discussion: """
+      From the flow's first screen the explorer tries what each screen offers:
+      every enabled button and alert button, each option of a choice (and none
+      for a multiple choice), sliders at min/mid/max, text short and empty,
+      toggles both ways, back and close where available, the clock moved to the
+      next timer a flow scheduled, plus actions the screen must refuse (an
+      element not on screen, a disabled element, anything but the alert's
+      buttons while an alert is up).
+
+      It searches breadth-first over states: a state is what the screen shows
+      after settling (or the ending), explored once from the shortest sequence
+      that reaches it, replayed in a fresh in-memory app. Options the flow
+      cannot tell apart are one class, explored through the first of them:
+      every option is tried once, and options whose screens differ only in the
+      chosen value and text, and whose buttons, back and close lead to the same
+      screens, are alike.
+
+      After every step it checks: refused actions change nothing, alert buttons
+      answer, the flow ends at most once, its coordinator is released after it
+      ended, screen, element and alert ids are unique and declared. Each
+      violation is listed with the shortest sequence that shows it, as script
+      steps to paste into a script.
+
+      Then it reports as problems every declared screen of the variant it never
+      reached and a flow with no completed ending, and says whether every
+      reachable state was explored or more lie beyond the depth. Progress goes
+      to standard error every few seconds; --max-sequences and --max-states
+      bound a run and the report says where it stopped. Exit 0 without
+      violations or problems, 1 with either, 2 on usage errors.
+
+      Examples:
+        wellflow explore checkin
+        wellflow explore journal --depth 5 --format json
+      """)
+
+  @Argument(help: "The flow to explore (see `wellflow flows`).")
+  var flow: String
+
+  @Option(help: "The variant to explore; the flow's default when omitted.")
+  var variant: String?
+
+  @OptionGroup var sources: VariantOptions
+
+  @Option(help: "How many actions deep to explore.")
+  var depth = FlowExplorer.defaultDepth
+
+  @Option(help: "Output format: text or json.")
+  var format: ExploreConfiguration.Format = .text
+
+  @Option(
+    name: .customLong("max-sequences"), help: "Stop after this many sequences (the report says it stopped).")
+  var maxSequences: Int?
+
+  @Option(
+    name: .customLong("max-states"), help: "Stop after finding this many states (the report says it stopped)."
+  )
+  var maxStates: Int?
+
+  func validate() throws {
+    guard depth >= 1 else { throw ValidationError("--depth must be at least 1, got \(depth)") }
+    if let maxSequences, maxSequences < 1 {
+      throw ValidationError("--max-sequences must be at least 1, got \(maxSequences)")
+    }
+    if let maxStates, maxStates < 1 {
+      throw ValidationError("--max-states must be at least 1, got \(maxStates)")
+    }
+  }
+
+  @MainActor
+  func run() async throws {
+    let loaded = try sources.load()
+    var configuration = ExploreConfiguration(flow: flow)
+    configuration.variant = sources.variant(variant, of: flow, in: loaded)
+    configuration.depth = depth
+    configuration.format = format
+    configuration.maxSequences = maxSequences
+    configuration.maxStates = maxStates
+    let code = await ExploreCommand.execute(configuration, registry: loaded.registry)
+    if code != 0 { throw ExitCode(code) }
+  }
+}
+
+extension ExploreConfiguration.Format: ExpressibleByArgument {}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import WellflowCore
+
+struct Export: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "export",
+    abstract: "Write a user's mood and journal entries from an app data folder as CSV or JSON.",
+    discussion: """
+      Reads the folder `wellflow run --data-dir DIR` keeps its data in and writes the
+      user's entries to standard output, oldest first.
+
+      Moods: date, kind, score, valence, labels, associations and notes. Journal
+      entries: date, primary, secondary, strategy and who started it. Times are
+      ISO 8601 with their offset (2026-03-02T08:00:00+01:00) in --timezone, which
+      also places the --from and --to days (both included).
+
+      CSV follows RFC 4180: one header line, CRLF line ends, a field with a comma, a
+      quote or a line break in quotes (quotes doubled); labels and associations are
+      separated by `;`. JSON is one array, an object a line, absent values null.
+
+      Exit 0 when exported (an empty range too), 2 when nothing could be read (a
+      missing folder, a day that is not a day, --from after --to).
+
+      Examples:
+        wellflow run Apps/Wellflow/Scripts/mood-edit.yaml --data-dir /tmp/wf
+        wellflow export --data-dir /tmp/wf --user alice \\
+          --from 2026-03-01 --to 2026-03-31
+        wellflow export --data-dir /tmp/wf --format json > moods.json
+      """)
+
+  @Option(name: .customLong("data-dir"), help: "The app's data folder.")
+  var dataDir: String
+
+  @Option(help: "Whose entries (a script's `user:`).")
+  var user: String = "user-1"
+
+  @Option(help: ArgumentHelp("The first day to export, YYYY-MM-DD.", valueName: "DATE"))
+  var from: String?
+
+  @Option(help: ArgumentHelp("The last day to export, YYYY-MM-DD.", valueName: "DATE"))
+  var to: String?
+
+  @Option(help: "Output format: csv or json.")
+  var format: ExportConfiguration.Format = .csv
+
+  @Option(help: ArgumentHelp("The time zone of times and days (default: this machine's).", valueName: "ZONE"))
+  var timezone: String?
+
+  func run() async throws {
+    var configuration = ExportConfiguration(dataDirectory: dataDir)
+    configuration.userID = user
+    configuration.from = from
+    configuration.to = to
+    configuration.format = format
+    if let timezone {
+      guard let zone = TimeZone(identifier: timezone) else {
+        throw ValidationError("--timezone '\(timezone)' is not a time zone (e.g. Europe/Berlin, UTC)")
+      }
+      configuration.timeZone = zone
+    }
+    let code = await ExportCommand.execute(
+      configuration, write: { StandardStreams.out($0) }, console: .standard)
+    if code != 0 { throw ExitCode(code) }
+  }
+}
+
+extension ExportConfiguration.Format: ExpressibleByArgument {}

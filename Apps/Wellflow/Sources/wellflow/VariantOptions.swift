@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import WellflowCore
+
+/// `--experiments` and `--growthbook` for the commands that name flows.
+struct VariantOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "An experiment file: its declared variants can be named (a file may declare only variants:).",
+      valueName: "FILE"))
+  var experiments: String?
+
+  @Option(
+    name: .customLong("growthbook"),
+    help: ArgumentHelp(
+      "A GrowthBook SDK payload: without --variant, its wellflow.<flow> feature chooses the variant for --user.",
+      valueName: "FILE"))
+  var growthBook: String?
+
+  @Option(help: "The user whose variant --growthbook or --experiments choose when --variant is omitted.")
+  var user: String = "user-1"
+
+  /// The registry with the files' variants; problems are printed and exit 2.
+  @MainActor
+  func load() throws -> VariantSources {
+    guard
+      let sources = VariantSources.load(
+        experimentsPath: experiments, growthBookPath: growthBook, console: .standard)
+    else { throw ExitCode(2) }
+    return sources
+  }
+
+  /// `--variant` when given, else what the files give the user, else the flow's default.
+  @MainActor
+  func variant(_ given: String?, of flow: String, in sources: VariantSources) -> String? {
+    given ?? sources.variant(for: flow, user: user)
+  }
+}
