@@ -31,6 +31,8 @@ let package = Package(
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
+    .library(name: "MoodTrackingSync", targets: ["MoodTrackingSync"]),
+    .library(name: "JournalSync", targets: ["JournalSync"]),
     // The HTTP transports behind Sync's port: async-http-client (what `wellflow` sends
     // with) and URLSession (what an Apple app links).
     .library(name: "SyncHTTPClient", targets: ["SyncHTTPClient"]),
@@ -122,9 +124,16 @@ let package = Package(
     .target(
       name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/Reminders/Sources/Reminders", resources: [.copy("Localization")]),
+    // The generic outbox sender and puller; each feature registers its resources.
+    .target(name: "Sync", dependencies: ["FlowKit", "ProgressContract"], path: "Modules/Sync/Sources/Sync"),
+    // Each feature's sync resource, beside the feature: its rows in the contract's words.
     .target(
-      name: "Sync", dependencies: ["FlowKit", "MoodTracking", "ProgressContract"],
-      path: "Modules/Sync/Sources/Sync"
+      name: "MoodTrackingSync", dependencies: ["MoodTracking", "Sync", "ProgressContract", "FlowKit"],
+      path: "Modules/MoodTracking/Sources/MoodTrackingSync"
+    ),
+    .target(
+      name: "JournalSync", dependencies: ["Journal", "Sync", "ProgressContract", "FlowKit"],
+      path: "Modules/Journal/Sources/JournalSync"
     ),
     .target(
       name: "SyncHTTPClient",
@@ -162,7 +171,7 @@ let package = Package(
       name: "WellflowComposition",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage", "Sync",
-        "MoodTrackingSQLite", "JournalSQLite", "RemindersSQLite",
+        "MoodTrackingSQLite", "JournalSQLite", "RemindersSQLite", "MoodTrackingSync", "JournalSync",
       ],
       path: "Modules/WellflowComposition/Sources/WellflowComposition"
     ),
@@ -247,7 +256,7 @@ let package = Package(
       name: "WellflowCompositionTests",
       dependencies: [
         "WellflowComposition", "FlowKit", "FlowKitTesting", "Onboarding", "CheckInFlow", "Journal",
-        "MoodTracking", "Reminders", "Storage", "Sync",
+        "MoodTracking", "Reminders", "Storage", "Sync", "MoodTrackingSync",
       ]),
     .testTarget(
       name: "WellflowCoreTests",
@@ -261,6 +270,7 @@ let package = Package(
       dependencies: [
         "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal",
         "SyncHTTPClient", "SyncURLSession", "sync-crash-helper", "MoodTrackingSQLite", "WellflowComposition",
+        "MoodTrackingSync", "JournalSync",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

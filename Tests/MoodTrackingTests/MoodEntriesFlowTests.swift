@@ -277,7 +277,7 @@ struct MoodEntriesFlowTests {
     let again = outbox.pending(userID: "alice", dueAt: nil, limit: 10)
     #expect(again.count == 1)
     #expect(again.first?.revision == 2)
-    #expect(again.first?.payload.contains("\"quantity\":2") == true)
+    #expect(again.first?.payload.contains("\"score\":2") == true)
   }
 
   @Test func anEditThatChangesNothingWritesNothing() async throws {

@@ -27,8 +27,8 @@ import Testing
     #expect(rows.first?.entityID == entry.id.uuidString)
     #expect(rows.first?.operation == .create)
     let payload = try JSONDecoder().decode(MoodSyncPayload.self, from: Data(rows[0].payload.utf8))
-    #expect(payload.type == "mood_score")
-    #expect(payload.quantity == 8)
+    #expect(payload.entryID == entry.id.uuidString)
+    #expect(payload.score == 8)
     #expect(payload.notes == "excited about the trip")
     #expect(payload.loggedAt == "2026-01-05T09:00:00Z")
   }
@@ -120,7 +120,7 @@ import Testing
     #expect(fixture.outbox.all.count == 1)
     #expect(fixture.outbox.all[0].operation == .create)
     #expect(fixture.outbox.all[0].revision == 2)
-    #expect(fixture.outbox.all[0].payload.contains("\"quantity\":3"))
+    #expect(fixture.outbox.all[0].payload.contains("\"score\":3"))
   }
 
   @Test func momentaryEmotionsAreUnlimited() async throws {

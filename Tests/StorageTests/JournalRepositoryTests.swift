@@ -48,12 +48,11 @@ struct JournalRepositoryTests {
     #expect(rows.first?["entity_id"] == "j1")
     #expect(rows.first?["status"] == "pending")
     let payload = try #require((rows.first?["payload"] as String?).map { Data($0.utf8) })
-    let object = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
-    #expect(object["curriculum_id"] as? Int == 1)
-    #expect(object["secondary_curriculum_id"] as? Int == 7)
-    #expect(object["strategy_id"] as? Int == 3)
-    #expect(object["initiated_by"] as? String == "self")
-    #expect(object["created_at"] as? String == "2026-03-02T08:00:00Z")
+    // The entry in the journal's own words; JournalSync makes the body (JournalSyncTests).
+    let kept = try JSONDecoder().decode(JournalSyncPayload.self, from: payload)
+    #expect(kept.primary == 1 && kept.secondary == 7 && kept.strategy == 3)
+    #expect(kept.initiatedBy == .self)
+    #expect(kept.createdAt == "2026-03-02T08:00:00Z")
   }
 
   @Test func latestIsTheLatestDateThenTheOneSavedLast() async throws {

@@ -385,7 +385,7 @@ import WellflowComposition
     let pending = try await fixture.outbox.pending(userID: "alice", dueAt: nil, limit: 10)
     #expect(pending.count == 1)
     #expect(pending.first?.backendID == "7")
-    #expect(pending.first?.payload.contains(#""quantity":2"#) == true)
+    #expect(pending.first?.payload.contains(#""score":2"#) == true)
   }
 }
 

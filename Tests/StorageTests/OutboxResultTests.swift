@@ -115,7 +115,7 @@ import WellflowComposition
     #expect(pending[0].attempts == 1 && pending[0].nextAttemptAt == retryAt)
     #expect(pending[0].lastError == "the backend failed (503): busy")
     #expect(pending[1].backendID == "b-4" && pending[1].revision == 2 && pending[1].lastError == nil)
-    #expect(pending[1].payload.contains(#""quantity":9"#))
+    #expect(pending[1].payload.contains(#""score":9"#))
     #expect(try await fixture.outbox.failedCount(userID: "alice") == 1)
 
     // A result for a row no longer there (another device's sync took it) changes nothing.

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import MoodTracking
 import MoodTrackingSQLite
+import MoodTrackingSync
 import Storage
 import SyncHTTPClient
 import Testing
@@ -112,7 +113,7 @@ import Testing
     #expect(first.map { $0["method"] as? String } == ["POST", "PUT", "DELETE", "PUT", "POST", "POST"])
     #expect(
       first.map { $0["idempotency_key"] as? String }
-        == sent.prefix(6).map { OutboxProcessor.idempotencyKey(for: $0) })
+        == sent.prefix(6).map { MoodTrackingSync.resource.idempotencyKey(for: $0) })
     let again = batchItems(requests[1])
     #expect(again.map { $0["method"] as? String } == ["POST"])
     #expect(again.first?["idempotency_key"] as? String == first[3]["idempotency_key"] as? String)

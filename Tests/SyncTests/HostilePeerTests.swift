@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import MoodTracking
 import MoodTrackingSQLite
+import MoodTrackingSync
 import Storage
 import SyncHTTPClient
 import SyncURLSession

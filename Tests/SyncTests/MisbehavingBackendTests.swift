@@ -6,6 +6,7 @@ import Storage
 import SyncHTTPClient
 import Testing
 
+@testable import MoodTrackingSync
 @testable import Sync
 
 #if canImport(FoundationNetworking)

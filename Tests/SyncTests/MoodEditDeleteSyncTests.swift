@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import MoodTracking
 import MoodTrackingSQLite
+import MoodTrackingSync
 import ProgressBackend
 import Storage
 import Sync
@@ -192,7 +193,8 @@ import Testing
     let row = try #require(try await world.outbox.pending(userID: "alice", dueAt: nil, limit: 1).first)
     // The create reaches the backend but its answer is lost: the outbox never learns the id.
     let created = try await world.backend.client("alice").createProgress(
-      body: Data(row.payload.utf8), idempotencyKey: OutboxProcessor.idempotencyKey(for: row))
+      body: MoodTrackingSync.body(payload: row.payload),
+      idempotencyKey: MoodTrackingSync.resource.idempotencyKey(for: row))
     try await world.entries.delete(entry.id)
     #expect(try await world.outbox.pendingCount(userID: "alice") == 0, "no backend id known: the row went")
     let pull = MoodPull(api: world.backend.client("alice"), repository: world.repository, clock: world.clock)

@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import MoodTracking
 import MoodTrackingSQLite
+import MoodTrackingSync
 import Storage
 import Sync
 import SyncHTTPClient
@@ -150,11 +151,11 @@ import Testing
       clock: clock, connectivity: network)
     var result = try await service.sync(userID: "alice")
     #expect(result.push.stop == .offline && result.push.untried == 1 && result.pulled == 0)
-    #expect(try await service.backendCount(.progress, userID: "alice") == 1)
+    #expect(try await service.backendCount("progress", userID: "alice") == 1)
     network.set(online: true)
     result = try await service.sync(userID: "alice")
     #expect(result.push.synced == 1 && result.pulled == 1)
-    #expect(try await service.backendCount(.progress, userID: "alice") == 2)
-    #expect(try await service.backendCount(.journal, userID: "alice") == 0)
+    #expect(try await service.backendCount("progress", userID: "alice") == 2)
+    #expect(try await service.backendCount("journal", userID: "alice") == 0)
   }
 }

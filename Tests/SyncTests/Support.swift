@@ -112,3 +112,37 @@ func seedMoods(_ repository: SQLiteMoodRepository, user: String, count: Int, clo
 func testClock() -> ManualClock {
   ManualClock(now: Date(timeIntervalSince1970: 1_772_438_400), timeZone: utc)  // 2026-03-02 08:00 UTC
 }
+
+/// The app's sync resources, for tests that send what the app sends.
+let appResources = WellflowFeatures.syncResources
+
+extension SyncService {
+  /// The app's resources, pulling moods into `moods`.
+  init(
+    connector: any BackendConnector, outbox: any Outbox, moods: any MoodRepository, clock: any FlowClock,
+    connectivity: any Connectivity, analytics: any AnalyticsSink = DiscardingAnalyticsSink()
+  ) {
+    var services = Services()
+    services[MoodRepositoryKey.self] = moods
+    self.init(
+      connector: connector, outbox: outbox, resources: appResources, services: services, clock: clock,
+      connectivity: connectivity, analytics: analytics)
+  }
+}
+
+extension OutboxProcessor {
+  /// Sends the app's resources.
+  convenience init(
+    outbox: any Outbox, api: any ProgressAPI, clock: any FlowClock,
+    connectivity: any Connectivity = NetworkSwitch(), policy: RetryPolicy = RetryPolicy(),
+    concurrency: Int = 1,
+    maxBatchItems: Int = ProgressBatchItem.maxPerBatch,
+    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+    analytics: any AnalyticsSink = DiscardingAnalyticsSink()
+  ) {
+    self.init(
+      outbox: outbox, api: api, resources: appResources, clock: clock, connectivity: connectivity,
+      policy: policy, concurrency: concurrency,
+      maxBatchItems: maxBatchItems, random: random, analytics: analytics)
+  }
+}

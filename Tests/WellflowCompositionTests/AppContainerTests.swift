@@ -44,18 +44,29 @@ func container(
 @MainActor
 @Suite("AppContainer")
 struct AppContainerTests {
+  /// The app's registry is its features' own registrations, in the list's order: what
+  /// each feature's own tests check, with nothing lost or added by the composition. The
+  /// list is read from `WellflowFeatures.all`, so adding a feature changes no test here.
   @Test func theAppShipsItsFeaturesWithTheirRules() throws {
     let registry = try WellflowFeatures.makeRegistry()
-    #expect(
-      registry.flows.map(\.id) == [
-        "onboarding", "mood.log", "mood.history", "mood.entries", "checkin", "journal", "reminders",
-      ])
-    #expect(registry.launchRules.map(\.id) == ["onboarding", "checkin.daily"])
-    #expect(
-      Set(registry.requirements.map(\.port)) == [
-        "MoodRepositoryKey", "StateOfMindStoreKey", "OutboxKey", "JournalRepositoryKey", "SyncServiceKey",
-        "NotificationSchedulerKey",
-      ])
+    var flows: [String] = []
+    var rules: [String] = []
+    var queries: [String] = []
+    var ports: Set<String> = []
+    var partial = FlowRegistry()
+    for feature in WellflowFeatures.all {
+      // Registered after the ones before it: a variant of another feature's flow needs that flow.
+      let before = partial
+      try partial.register(feature)
+      flows += partial.flows.dropFirst(before.flows.count).map(\.id)
+      rules += partial.launchRules.dropFirst(before.launchRules.count).map(\.id)
+      queries += partial.queries.dropFirst(before.queries.count).map(\.id)
+      ports.formUnion(feature.requiredServices.map { ServiceRequirement($0, feature: "").port })
+    }
+    #expect(!flows.isEmpty && registry.flows.map(\.id) == flows)
+    #expect(registry.launchRules.map(\.id) == rules)
+    #expect(registry.queries.map(\.id) == queries)
+    #expect(Set(registry.requirements.map(\.port)) == ports)
   }
 
   @Test(arguments: [AppContainer.StorageMode.memory, .sqliteScratch, .sqlite])

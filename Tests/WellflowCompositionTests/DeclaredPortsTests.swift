@@ -23,8 +23,8 @@ struct DeclaredPortsTests {
       world.providing(
         SyncServiceKey.self,
         SyncService(
-          connector: NoBackend(), outbox: moods.outbox, moods: moods, clock: world.clock,
-          connectivity: NetworkSwitch()))
+          connector: NoBackend(), outbox: moods.outbox, resources: WellflowFeatures.syncResources,
+          services: Services(), clock: world.clock, connectivity: NetworkSwitch()))
     case "NotificationSchedulerKey":
       world.providing(
         NotificationSchedulerKey.self,

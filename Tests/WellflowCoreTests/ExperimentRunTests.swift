@@ -255,7 +255,8 @@ struct ExperimentRunTests {
     try AppKeys.recordFirstLaunch(in: store, at: clock.now)
     store.set("experienced", forKey: "onboarding.skill")
     let attributes = ExperimentAssigner.attributes(
-      of: HostEnvironment(userID: "ann", clock: clock, keyValueStore: store))
+      of: HostEnvironment(userID: "ann", clock: clock, keyValueStore: store),
+      targeting: try WellflowFeatures.makeRegistry().targetingAttributes)
     #expect(attributes == ["id": "ann", "skill": "experienced", "daysSinceFirstLaunch": 3])
   }
 

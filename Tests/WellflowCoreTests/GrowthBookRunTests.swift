@@ -140,9 +140,11 @@ struct GrowthBookRunTests {
       """)
     let outcome = await wellflowRun([script]) { $0.growthBookPath = payload }
     #expect(outcome.code == 2)
+    // The app's flows, from its registry.
+    let flows = try WellflowApp.makeRegistry().flows.map(\.id).joined(separator: ", ")
     #expect(
       workspace.relative(outcome.err) == [
-        "payload.json:2:3: feature 'wellflow.onbording' names unknown flow 'onbording' (did you mean 'onboarding'?) (flows: onboarding, mood.log, mood.history, mood.entries, checkin, journal, reminders)",
+        "payload.json:2:3: feature 'wellflow.onbording' names unknown flow 'onbording' (did you mean 'onboarding'?) (flows: \(flows))",
         "payload.json:3:68: feature 'wellflow.checkin': 'quik' is not a variant of flow 'checkin' (did you mean 'quick'?) (variants: full, quick)",
         "payload.json:3:101: feature 'wellflow.checkin': a value must be a variant name of flow 'checkin', got 3",
         "payload.json:4:12: feature 'other': at rules[0].hashVersion: expected an integer",

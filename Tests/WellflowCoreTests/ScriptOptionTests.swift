@@ -105,7 +105,8 @@ struct ScriptOptionTests {
 
   @Test func theAppsDeclaredOptionsAreTheOnesItsScreensShow() async throws {
     let registry = try WellflowApp.makeRegistry()
-    for flow in ["onboarding", "checkin", "mood.history", "mood.entries", "journal"] {
+    // Every flow the app registers, read from its registry.
+    for flow in registry.flows.map(\.id) {
       let exploration = try await FlowExplorer(
         registry: registry, options: FlowExplorer.Options(flow: flow, depth: 6, maxStates: 150)
       ).run()

@@ -88,7 +88,8 @@ enum ExperimentsBenchmark {
     // What the variant resolver calls per flow start, with the users' settings in SQLite.
     let database = try WellflowDatabase.open(
       directory: directory.appendingPathComponent("app"), schema: WellflowFeatures.schema)
-    let assigner = ExperimentAssigner(experiments: experiments)
+    let assigner = ExperimentAssigner(
+      experiments: experiments, targeting: try WellflowFeatures.makeRegistry().targetingAttributes)
     let now = Date(timeIntervalSince1970: 1_767_650_400)
     let clock = ManualClock(now: now, timeZone: TimeZone(identifier: "UTC")!)
     let environmentCount = 1_000

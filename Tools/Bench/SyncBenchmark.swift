@@ -118,7 +118,8 @@ enum SyncBenchmark {
           subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(3_600))),
       transport: HTTPClientTransport.shared)
     let processor = OutboxProcessor(
-      outbox: outbox, api: connector.client, clock: clock, concurrency: concurrency)
+      outbox: outbox, api: connector.client, resources: WellflowFeatures.syncResources, clock: clock,
+      concurrency: concurrency)
 
     let start = ContinuousClock.now
     let synced = try await processor.run(userID: user, ignoringBackoff: true)

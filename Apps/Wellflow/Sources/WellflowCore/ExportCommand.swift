@@ -1,9 +1,6 @@
 import FlowKit
 import Foundation
-import Journal
-import JournalSQLite
 import MoodTracking
-import MoodTrackingSQLite
 import Storage
 import WellflowComposition
 
@@ -31,21 +28,22 @@ public struct ExportError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String { message }
 }
 
-/// One exported row: a mood entry or a journal entry.
-public enum ExportRecord: Sendable, Equatable {
-  case mood(MoodEntry)
-  case journal(JournalEntry)
+/// One exported row: an entry of the feature whose export has `type`.
+public struct ExportRecord: Sendable, Equatable {
+  public var type: String
+  public var row: FeatureExport.Row
 
-  var date: Date {
-    switch self {
-    case .mood(let entry): entry.date
-    case .journal(let entry): entry.createdAt
-    }
+  public init(type: String, row: FeatureExport.Row) {
+    self.type = type
+    self.row = row
   }
+
+  var date: Date { row.date }
 }
 
-/// `wellflow export`: a user's mood and journal entries from an app data folder, as
-/// CSV (RFC 4180) or a JSON array, oldest first, times in ISO 8601 with their offset.
+/// `wellflow export`: a user's entries from an app data folder, of every feature that
+/// registered an export (`FeatureStorage.export`: mood and journal entries), as CSV
+/// (RFC 4180) or a JSON array, oldest first, times in ISO 8601 with their offset.
 public enum ExportCommand {
   /// Writes the export with `write` (the whole text at once); errors go to `console.err`.
   /// Exit 0 exported (possibly nothing), 2 nothing could be read.
@@ -130,49 +128,54 @@ public enum ExportCommand {
           + "this version does not know: \(unknown.joined(separator: ", "))); export it with that version or a newer one"
       )
     }
-    let moods = try await SQLiteMoodRepository(writer: database.writer)
-      .entries(userID: configuration.userID, in: interval)
-    let journal = try await SQLiteJournalRepository(database: database, clock: SystemClock())
-      .entries(userID: configuration.userID, in: interval)
-    let records = moods.map(ExportRecord.mood) + journal.map(ExportRecord.journal)
-    // Stable: moods before journal entries of the same instant, each in its own order.
+    var records: [ExportRecord] = []
+    for export in exports {
+      records += try await export.read(database, configuration.userID, interval).map {
+        ExportRecord(type: export.type, row: $0)
+      }
+    }
+    // Stable: the features' entries of the same instant in the app's order (moods before
+    // journal entries), each in its own order.
     return records.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }
       .map(\.element)
   }
 
-  public static func render(_ records: [ExportRecord], format: ExportConfiguration.Format, timeZone: TimeZone)
-    -> String
-  {
+  /// The features' exports, in the app's order.
+  public static var exports: [FeatureExport] { WellflowFeatures.schema.features.compactMap(\.export) }
+
+  /// The records as `format`; `exports` are the registrations whose columns the CSV has.
+  public static func render(
+    _ records: [ExportRecord], format: ExportConfiguration.Format, timeZone: TimeZone,
+    exports: [FeatureExport] = exports
+  ) -> String {
     switch format {
-    case .csv: csv(records, timeZone: timeZone)
+    case .csv: csv(records, timeZone: timeZone, exports: exports)
     case .json: json(records, timeZone: timeZone)
     }
   }
 
-  static let csvHeader = [
-    "type", "date", "kind", "score", "valence", "labels", "associations", "notes", "primary", "secondary",
-    "strategy", "initiated_by",
-  ]
+  /// `type`, `date`, then every feature's columns in the app's order, each once.
+  static func csvHeader(_ exports: [FeatureExport]) -> [String] {
+    var header = ["type", "date"]
+    for column in exports.flatMap(\.columns) where !header.contains(column) { header.append(column) }
+    return header
+  }
 
   /// RFC 4180: CRLF after every record, a field quoted when it holds a comma, a quote,
   /// CR or LF, quotes inside doubled. Labels and associations are `;`-separated.
-  static func csv(_ records: [ExportRecord], timeZone: TimeZone) -> String {
-    var lines = [csvHeader.joined(separator: ",")]
+  static func csv(_ records: [ExportRecord], timeZone: TimeZone, exports: [FeatureExport]) -> String {
+    let header = csvHeader(exports)
+    var lines = [header.joined(separator: ",")]
     for record in records {
-      let fields: [String]
-      switch record {
-      case .mood(let entry):
-        fields = [
-          "mood", timestamp(entry.date, in: timeZone), entry.kind.rawValue, String(entry.score),
-          String(entry.valence), entry.labels.map(\.rawValue).joined(separator: ";"),
-          entry.associations.map(\.rawValue).joined(separator: ";"), entry.notes ?? "", "", "", "", "",
-        ]
-      case .journal(let entry):
-        fields = [
-          "journal", timestamp(entry.createdAt, in: timeZone), "", "", "", "", "", "", String(entry.primary),
-          entry.secondary.map(String.init) ?? "", entry.strategy.map(String.init) ?? "",
-          entry.initiatedBy.rawValue,
-        ]
+      var fields = [record.type, timestamp(record.date, in: timeZone)]
+      for column in header.dropFirst(2) {
+        switch record.row.values[column] ?? .none {
+        case .text(let text): fields.append(text)
+        case .integer(let number): fields.append(String(number))
+        case .decimal(let number): fields.append(String(number))
+        case .list(let items): fields.append(items.joined(separator: ";"))
+        case .none: fields.append("")
+        }
       }
       lines.append(fields.map(csvField).joined(separator: ","))
     }
@@ -182,23 +185,21 @@ public enum ExportCommand {
   /// A field of the export's CSV (`FlowKit.csvField`).
   public static func csvField(_ text: String) -> String { FlowKit.csvField(text) }
 
-  /// A JSON array, one object per entry and line, keys sorted; absent values are `null`.
+  /// A JSON array, one object per entry and line, keys sorted: `type`, `date` and the
+  /// entry's feature's columns; absent values are `null`.
   static func json(_ records: [ExportRecord], timeZone: TimeZone) -> String {
     let objects: [[String: Any]] = records.map { record in
-      switch record {
-      case .mood(let entry):
-        [
-          "type": "mood", "date": timestamp(entry.date, in: timeZone), "kind": entry.kind.rawValue,
-          "score": entry.score, "valence": entry.valence, "labels": entry.labels.map(\.rawValue),
-          "associations": entry.associations.map(\.rawValue), "notes": entry.notes ?? NSNull(),
-        ]
-      case .journal(let entry):
-        [
-          "type": "journal", "date": timestamp(entry.createdAt, in: timeZone), "primary": entry.primary,
-          "secondary": entry.secondary ?? NSNull(), "strategy": entry.strategy ?? NSNull(),
-          "initiated_by": entry.initiatedBy.rawValue,
-        ]
+      var object: [String: Any] = ["type": record.type, "date": timestamp(record.date, in: timeZone)]
+      for (column, value) in record.row.values {
+        switch value {
+        case .text(let text): object[column] = text
+        case .integer(let number): object[column] = number
+        case .decimal(let number): object[column] = number
+        case .list(let items): object[column] = items
+        case .none: object[column] = NSNull()
+        }
       }
+      return object
     }
     // Strings, numbers, arrays and null only: serializing cannot fail. One object a
     // line, so a large export stays readable and diffable.

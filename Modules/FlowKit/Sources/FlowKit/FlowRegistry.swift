@@ -290,6 +290,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
   case followUpNamesUnknownFlow(rule: String, flow: String)
   case duplicateQuery(String)
   case duplicateRule(String)
+  case duplicateNotification(String)
+  case duplicateTargetingAttribute(String)
   case unknownDefaultVariant(flow: String, variant: String)
   case duplicateVariant(flow: String, variant: String)
   case ruleNamesUnknownFlow(rule: String, flow: String)
@@ -305,6 +307,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     case .followUpNamesUnknownFlow(let rule, let flow):
       "follow-up rule '\(rule)' names '\(flow)', which is not registered"
     case .duplicateRule(let id): "a launch rule with id '\(id)' is already registered"
+    case .duplicateNotification(let id): "a notification with id '\(id)' is already registered"
+    case .duplicateTargetingAttribute(let name): "a targeting attribute named '\(name)' is already registered"
     case .unknownDefaultVariant(let flow, let variant):
       "flow '\(flow)' names default variant '\(variant)', which is not among its variants"
     case .duplicateVariant(let flow, let variant): "flow '\(flow)' already has a variant '\(variant)'"
@@ -350,6 +354,10 @@ public struct FlowRegistry: Sendable {
   public private(set) var activations: [HostActivation] = []
   /// The ports each registered feature declared, in registration order.
   public private(set) var requirements: [ServiceRequirement] = []
+  /// The notifications features deliver, and what opening each does.
+  public private(set) var notifications: [NotificationDefinition] = []
+  /// What experiment targeting may read about the user, by attribute name.
+  public private(set) var targetingAttributes: [TargetingAttribute] = []
 
   public init() {}
 
@@ -427,6 +435,20 @@ public struct FlowRegistry: Sendable {
   public mutating func register(_ rule: FollowUpRule) throws(RegistryError) {
     guard !followUpRules.contains(where: { $0.id == rule.id }) else { throw .duplicateFollowUp(rule.id) }
     followUpRules.append(rule)
+  }
+
+  public mutating func register(_ notification: NotificationDefinition) throws(RegistryError) {
+    guard self.notification(notification.id) == nil else { throw .duplicateNotification(notification.id) }
+    notifications.append(notification)
+  }
+
+  public func notification(_ id: String) -> NotificationDefinition? { notifications.first { $0.id == id } }
+
+  public mutating func register(_ attribute: TargetingAttribute) throws(RegistryError) {
+    guard !targetingAttributes.contains(where: { $0.name == attribute.name }) else {
+      throw .duplicateTargetingAttribute(attribute.name)
+    }
+    targetingAttributes.append(attribute)
   }
 
   public mutating func register(_ activation: HostActivation) {

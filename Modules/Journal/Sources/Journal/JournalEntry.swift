@@ -144,3 +144,29 @@ extension OutboxEntity {
   /// A finished journal entry (`POST /api/v1/journal`).
   public static let journal = OutboxEntity(rawValue: "journal")
 }
+
+/// A finished journal entry as its outbox row keeps it, in the feature's own words: what
+/// JournalSync turns into the backend's body when the row is sent.
+public struct JournalSyncPayload: Sendable, Hashable, Codable {
+  /// ISO 8601.
+  public var createdAt: String
+  public var primary: Int
+  public var secondary: Int?
+  public var strategy: Int?
+  public var initiatedBy: JournalInitiator
+
+  public init(entry: JournalEntry) {
+    createdAt = Timestamp.string(from: entry.createdAt)
+    primary = entry.primary
+    secondary = entry.secondary
+    strategy = entry.strategy
+    initiatedBy = entry.initiatedBy
+  }
+
+  public func json() -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Encoding strings and integers cannot fail.
+    return String(decoding: try! encoder.encode(self), as: UTF8.self)
+  }
+}

@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Journal
 import Storage
 
@@ -15,5 +16,19 @@ public enum JournalStorage {
     memoryAdapters: { _ in
       let journal = InMemoryJournalRepository()
       return { services, _ in services[JournalRepositoryKey.self] = journal }
+    },
+    export: FeatureExport(type: "journal", columns: ["primary", "secondary", "strategy", "initiated_by"]) {
+      database, userID, interval in
+      try await SQLiteJournalRepository(database: database, clock: SystemClock())
+        .entries(userID: userID, in: interval).map { entry in
+          FeatureExport.Row(
+            date: entry.createdAt,
+            values: [
+              "primary": .integer(entry.primary),
+              "secondary": entry.secondary.map(FeatureExport.Value.integer) ?? .none,
+              "strategy": entry.strategy.map(FeatureExport.Value.integer) ?? .none,
+              "initiated_by": .text(entry.initiatedBy.rawValue),
+            ])
+        }
     })
 }

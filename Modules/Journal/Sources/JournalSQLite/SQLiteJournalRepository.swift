@@ -140,17 +140,9 @@ public final class SQLiteJournalRepository: JournalRepository {
       ])
   }
 
-  /// The body of `POST /api/v1/journal`, as the backend's OpenAPI document describes it.
+  /// The row's payload: the entry in the journal's own words (JournalSync makes the body
+  /// of `POST /api/v1/journal` from it).
   static func payload(_ entry: JournalEntry) -> String {
-    var object: [String: Any] = [
-      "created_at": Timestamp.string(from: entry.createdAt),
-      "curriculum_id": entry.primary,
-      "initiated_by": entry.initiatedBy.rawValue,
-    ]
-    if let secondary = entry.secondary { object["secondary_curriculum_id"] = secondary }
-    if let strategy = entry.strategy { object["strategy_id"] = strategy }
-    let data =
-      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-    return String(decoding: data, as: UTF8.self)
+    JournalSyncPayload(entry: entry).json()
   }
 }

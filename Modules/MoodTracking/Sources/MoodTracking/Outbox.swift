@@ -2,33 +2,27 @@ import FlowKit
 import Foundation
 
 extension OutboxEntity {
-  /// A mood entry (`POST`/`PUT`/`DELETE /api/v1/progress`).
+  /// A mood entry, sent to the backend by MoodTrackingSync.
   public static let mood = OutboxEntity(rawValue: "mood")
 }
 
-/// The backend's view of a mood entry (the body of `POST /api/v1/progress`), plus the
-/// client's id and revision time the sender turns into an `Idempotency-Key`.
+/// A mood entry's state as an outbox row keeps it, in the feature's own words: what
+/// MoodTrackingSync turns into the backend's body when the row is sent (the wire's
+/// names are the contract's, never the feature's).
 public struct MoodSyncPayload: Sendable, Hashable, Codable {
-  public var type: String
-  public var quantity: Int
+  public var entryID: String
+  public var score: Int
+  /// The instant it was logged, ISO 8601.
   public var loggedAt: String
   public var notes: String?
-  public var entryID: String
+  /// When the entry last changed, ISO 8601.
   public var updatedAt: String
 
-  enum CodingKeys: String, CodingKey {
-    case type, quantity, notes
-    case loggedAt = "logged_at"
-    case entryID = "entry_id"
-    case updatedAt = "updated_at"
-  }
-
   public init(entry: MoodEntry) {
-    type = "mood_score"
-    quantity = entry.score
+    entryID = entry.id.uuidString
+    score = entry.score
     loggedAt = Timestamp.string(from: entry.date)
     notes = entry.notes
-    entryID = entry.id.uuidString
     updatedAt = Timestamp.string(from: entry.updatedAt)
   }
 

@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import GRDB
 import MoodTracking
 import Storage
@@ -29,6 +30,22 @@ public enum MoodTrackingStorage {
       return { services, _ in
         services[MoodRepositoryKey.self] = moods
         services[StateOfMindStoreKey.self] = health
+      }
+    },
+    export: FeatureExport(
+      type: "mood", columns: ["kind", "score", "valence", "labels", "associations", "notes"]
+    ) { database, userID, interval in
+      try await SQLiteMoodRepository(writer: database.writer).entries(userID: userID, in: interval).map {
+        entry in
+        FeatureExport.Row(
+          date: entry.date,
+          values: [
+            "kind": .text(entry.kind.rawValue), "score": .integer(entry.score),
+            "valence": .decimal(entry.valence),
+            "labels": .list(entry.labels.map(\.rawValue)),
+            "associations": .list(entry.associations.map(\.rawValue)),
+            "notes": entry.notes.map(FeatureExport.Value.text) ?? .none,
+          ])
       }
     })
 }

@@ -24,6 +24,11 @@ public enum OnboardingFeature: FlowFeature {
     })
 
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
+    // Experiments may target the skill the user chose, once chosen.
+    try registry.register(
+      TargetingAttribute("skill") { environment in
+        (try? environment.keyValueStore.string(forKey: OnboardingKeys.skill)).map(EventValue.string)
+      })
     try registry.register(
       FlowDefinition(
         id: flowID, summary: "Welcome, skill level and a finale; runs once per user",

@@ -64,3 +64,9 @@ extension JournalInputField { public var description: String { rawValue } }
 extension BatchField { public var description: String { rawValue } }
 extension BatchItemField { public var description: String { rawValue } }
 extension BatchResultField { public var description: String { rawValue } }
+
+/// The progress types the API accepts (`ProgressInput.type`).
+public enum ProgressType {
+  /// A mood score, 1…10.
+  public static let moodScore = "mood_score"
+}

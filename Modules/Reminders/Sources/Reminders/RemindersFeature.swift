@@ -113,6 +113,10 @@ public enum RemindersFeature: FlowFeature {
         .number(Double(try await env.services[NotificationSchedulerKey.self].deliveryCounts().unopened))
       })
     registry.register(HostActivation(id: "reminders.delivery") { host in startDelivering(on: host) })
+    for (id, flow) in notificationFlows.sorted(by: { $0.key < $1.key }) {
+      try registry.register(
+        NotificationDefinition(id: id, flow: flow) { host in try await open(id, on: host) })
+    }
   }
 
   /// Arms delivery on a new host: a check-in reminder is skipped on a day whose daily

@@ -87,16 +87,20 @@ public struct FeatureStorage: Sendable {
   public let outboxEntities: [SQLiteOutboxEntity]
   public let sqliteAdapters: SQLiteAdapters
   public let memoryAdapters: MemoryAdapters
+  /// What `wellflow export` writes of the feature, if anything.
+  public let export: FeatureExport?
 
   public init(
     name: String, migrations: [SQLiteMigration] = [], outboxEntities: [SQLiteOutboxEntity] = [],
-    sqliteAdapters: @escaping SQLiteAdapters, memoryAdapters: @escaping MemoryAdapters
+    sqliteAdapters: @escaping SQLiteAdapters, memoryAdapters: @escaping MemoryAdapters,
+    export: FeatureExport? = nil
   ) {
     self.name = name
     self.migrations = migrations
     self.outboxEntities = outboxEntities
     self.sqliteAdapters = sqliteAdapters
     self.memoryAdapters = memoryAdapters
+    self.export = export
   }
 }
 

@@ -1,6 +1,5 @@
 import FlowKit
 import Foundation
-import MoodTracking
 
 /// Whether the device can reach the network. The runner's `network:` step flips it;
 /// an app would follow the system's path monitor.
@@ -68,24 +67,29 @@ public struct SyncReport: Sendable, Hashable {
   public init() {}
 }
 
-/// Sends a user's pending outbox rows to the backend, oldest first: a mood create is a
-/// `POST`, a change to an entity the backend knows a `PUT`, a delete a `DELETE`, a
-/// journal entry a `POST`. Mood rows go up to `maxBatchItems` at a time through
-/// `POST /api/v1/progress/batch`, each item answered as its single call would be, and
-/// a batch's results are recorded in one transaction; journal rows, and every row when
-/// the backend has no batch endpoint (a 404 or 405), go one request each. All state
-/// lives in the outbox, so a pass cut short (offline, a crash) resumes where it
-/// stopped; the `Idempotency-Key` (see `idempotencyKey(for:)`) makes a resend of a
-/// change the backend already has return the first result.
+/// Sends a user's pending outbox rows to the backend, oldest first, each through the
+/// `SyncResource` registered for its entity: a create is a `POST`, a change to an entity
+/// the backend knows a `PUT`, a delete a `DELETE`; a row written once is one `POST`. Rows
+/// of a resource with a batch endpoint go up to `maxBatchItems` at a time (through
+/// `POST /api/v1/progress/batch` for progress), each item answered as its single call
+/// would be, and a batch's results are recorded in one transaction; other rows, and
+/// every row when the backend has no batch endpoint (a 404 or 405), go one request
+/// each. A row whose entity no resource sends stays pending, untried (a feature not in
+/// this build). All state lives in the outbox, so a pass cut short (offline, a crash)
+/// resumes where it stopped; the `Idempotency-Key` (see
+/// `SyncResource.idempotencyKey(for:)`) makes a resend of a change the backend already
+/// has return the first result.
 public final class OutboxProcessor: Sendable {
   public let outbox: any Outbox
   public let api: any ProgressAPI
+  /// What sends each entity's rows.
+  public let resources: [OutboxEntity: SyncResource]
   public let clock: any FlowClock
   public let connectivity: any Connectivity
   public let policy: RetryPolicy
   /// Requests in flight at once (batches, or single rows).
   public let concurrency: Int
-  /// Mood rows per batch request; 1 sends every row with its own request.
+  /// Rows per batch request; 1 sends every row with its own request.
   public let maxBatchItems: Int
   private let random: @Sendable () -> Double
   private let analytics: any AnalyticsSink
@@ -99,7 +103,7 @@ public final class OutboxProcessor: Sendable {
   public static let defaultConcurrency = 2
 
   public init(
-    outbox: any Outbox, api: any ProgressAPI, clock: any FlowClock,
+    outbox: any Outbox, api: any ProgressAPI, resources: [SyncResource], clock: any FlowClock,
     connectivity: any Connectivity = NetworkSwitch(), policy: RetryPolicy = RetryPolicy(),
     concurrency: Int = 1, maxBatchItems: Int = ProgressBatchItem.maxPerBatch,
     random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -107,6 +111,7 @@ public final class OutboxProcessor: Sendable {
   ) {
     self.outbox = outbox
     self.api = api
+    self.resources = Dictionary(resources.map { ($0.entity, $0) }) { first, _ in first }
     self.clock = clock
     self.connectivity = connectivity
     self.policy = policy
@@ -127,8 +132,10 @@ public final class OutboxProcessor: Sendable {
       report.untried = try await outbox.pendingCount(userID: userID)
       return report
     }
-    let rows = try await outbox.pending(
+    let pending = try await outbox.pending(
       userID: userID, dueAt: ignoringBackoff ? nil : clock.now, limit: limit)
+    let rows = pending.filter { resources[$0.entity] != nil }
+    report.untried = pending.count - rows.count
     let stop = Locked<Stop>(Stop())
     var queue = units(rows)
     var position = 0
@@ -174,7 +181,7 @@ public final class OutboxProcessor: Sendable {
   /// One request's worth of rows.
   enum Unit {
     case single(OutboxRow)
-    /// Mood rows for one batch request.
+    /// Rows of one resource for one batch request.
     case batch([OutboxRow])
   }
 
@@ -187,29 +194,29 @@ public final class OutboxProcessor: Sendable {
     var alone: [OutboxRow] = []
   }
 
-  /// Mood rows in batches of up to `maxBatchItems`, journal rows alone; each unit
-  /// where its first row is in the order.
+  /// Rows of a resource with a batch endpoint in batches of up to `maxBatchItems`, one
+  /// batch per resource at a time; other rows alone; each unit where its first row is
+  /// in the order.
   func units(_ rows: [OutboxRow]) -> [Unit] {
     guard maxBatchItems > 1 else { return rows.map(Unit.single) }
     var units: [Unit] = []
-    var batch: [OutboxRow] = []
-    var batchAt = 0
+    var open: [OutboxEntity: (at: Int, rows: [OutboxRow])] = [:]
     for row in rows {
-      guard row.entity == .mood else {
+      guard resources[row.entity]?.batch != nil else {
         units.append(.single(row))
         continue
       }
-      if batch.isEmpty {
-        batchAt = units.count
-        units.append(.batch([]))
-      }
-      batch.append(row)
-      if batch.count == maxBatchItems {
-        units[batchAt] = .batch(batch)
-        batch = []
+      var batch = open[row.entity] ?? (at: units.count, rows: [])
+      if batch.rows.isEmpty { units.append(.batch([])) }
+      batch.rows.append(row)
+      if batch.rows.count == maxBatchItems {
+        units[batch.at] = .batch(batch.rows)
+        open[row.entity] = nil
+      } else {
+        open[row.entity] = batch
       }
     }
-    if !batch.isEmpty { units[batchAt] = .batch(batch) }
+    for batch in open.values where !batch.rows.isEmpty { units[batch.at] = .batch(batch.rows) }
     return units
   }
 
@@ -292,15 +299,9 @@ public final class OutboxProcessor: Sendable {
     return done
   }
 
-  /// The idempotency key of a row's change. A mood's names the entity, the outbox row
-  /// and its revision: a change made after an earlier one synced is a new row (the
-  /// synced one left the outbox), so `entity:revision` alone would repeat the first
-  /// key, which the backend refuses (422) for another request. A journal entry is sent
-  /// once and keeps `entity:revision`, so one queued again gets the first answer.
-  public static func idempotencyKey(for row: OutboxRow) -> String {
-    row.entity == .mood
-      ? "\(row.entityID):\(row.id.uuidString.lowercased()):\(row.revision)"
-      : "\(row.entityID):\(row.revision)"
+  /// The idempotency key of a row's change, as its resource makes it.
+  public func idempotencyKey(for row: OutboxRow) -> String {
+    resources[row.entity]?.idempotencyKey(for: row) ?? "\(row.entityID):\(row.revision)"
   }
 
   /// How a batch went: an answer per row (the backend's id, or why not), or the rows
@@ -310,31 +311,33 @@ public final class OutboxProcessor: Sendable {
     case alone
   }
 
-  /// Sends mood rows as one batch, with each item's meaning as in `send(_:)`: a delete
+  /// Sends rows of one resource as one batch, with each item's meaning as in `send(_:)`: a delete
   /// of a row the backend never had needs no request; a `PUT` the backend answers 404
   /// is sent again as a `POST` (in a second batch); a `DELETE` answered 404 is done.
   /// A batch refused as a whole with a permanent error (400, 409, 413, 422: its form,
   /// not its items) goes one request each, so one bad item cannot fail the rest; one
   /// answered 404 or 405 (an older backend) too, and so does every later batch.
   func sendBatch(_ rows: [OutboxRow]) async -> BatchOutcome {
+    guard let resource = rows.first.flatMap({ resources[$0.entity] }),
+      case .changing(let post, _, _, let batch?) = resource.writes
+    else { return .alone }
     var answers = [Result<String?, ProgressAPIError>?](repeating: nil, count: rows.count)
     var items: [ProgressBatchItem] = []
     var sent: [Int] = []
     for (index, row) in rows.enumerated() {
-      let key = Self.idempotencyKey(for: row)
-      let body = Data(row.payload.utf8)
+      let key = resource.idempotencyKey(for: row)
       switch (row.operation, row.backendID) {
       case (.delete, nil): answers[index] = .success(nil)
       case (.delete, let id?): items.append(.delete(id: id, idempotencyKey: key))
-      case (_, let id?): items.append(.update(id: id, body: body, idempotencyKey: key))
-      case (_, nil): items.append(.create(body: body, idempotencyKey: key))
+      case (_, let id?): items.append(.update(id: id, body: resource.body(row), idempotencyKey: key))
+      case (_, nil): items.append(.create(body: resource.body(row), idempotencyKey: key))
       }
       if answers[index] == nil { sent.append(index) }
     }
     guard !items.isEmpty else { return .answered(answers.map { $0! }) }
     let results: [ProgressBatchResult]
     do throws(ProgressAPIError) {
-      results = try await api.batch(items)
+      results = try await batch(api, items)
     } catch {
       if error.meansNoBatchEndpoint {
         batchesRefused.withLock { $0 = true }
@@ -363,10 +366,10 @@ public final class OutboxProcessor: Sendable {
     if !lost.isEmpty {
       let creates = lost.map { index in
         ProgressBatchItem.create(
-          body: Data(rows[index].payload.utf8), idempotencyKey: Self.idempotencyKey(for: rows[index]))
+          body: resource.body(rows[index]), idempotencyKey: resource.idempotencyKey(for: rows[index]))
       }
       do throws(ProgressAPIError) {
-        let results = try await api.batch(creates)
+        let results = try await batch(api, creates)
         guard results.count == creates.count else {
           throw ProgressAPIError.unexpected(
             status: 200,
@@ -377,8 +380,7 @@ public final class OutboxProcessor: Sendable {
         for (index, create) in zip(lost, creates) {
           do throws(ProgressAPIError) {
             answers[index] = .success(
-              try await api.createProgress(body: create.body ?? Data(), idempotencyKey: create.idempotencyKey)
-                .id)
+              try await post(api, create.body ?? Data(), create.idempotencyKey))
           } catch {
             answers[index] = .failure(error)
           }
@@ -392,35 +394,37 @@ public final class OutboxProcessor: Sendable {
 
   /// Sends the row's latest state with its own request; returns the backend's id for the entity.
   func send(_ row: OutboxRow) async throws(ProgressAPIError) -> String? {
-    let key = Self.idempotencyKey(for: row)
-    let body = Data(row.payload.utf8)
-    switch row.entity {
-    case .mood:
+    // `run` sends only rows with a resource.
+    guard let resource = resources[row.entity] else { return row.backendID }
+    let key = resource.idempotencyKey(for: row)
+    switch resource.writes {
+    case .once(let create):
+      // Written once: one the backend has needs nothing more.
+      if let id = row.backendID { return id }
+      return try await create(api, resource.body(row), key)
+    case .changing(let create, let update, let delete, _):
       switch (row.operation, row.backendID) {
       case (.delete, nil):
         // Never reached the backend, so there is nothing to delete there.
         return nil
       case (.delete, let id?):
         do {
-          try await api.deleteProgress(id: id, idempotencyKey: key)
+          try await delete(api, id, key)
         } catch .notFound {
           // Already gone: the wanted state holds.
         }
         return id
       case (_, let id?):
+        let body = resource.body(row)
         do {
-          return try await api.updateProgress(id: id, body: body, idempotencyKey: key).id
+          return try await update(api, id, body, key)
         } catch .notFound {
           // The backend lost it (deleted elsewhere): send it anew.
-          return try await api.createProgress(body: body, idempotencyKey: key).id
+          return try await create(api, body, key)
         }
       case (_, nil):
-        return try await api.createProgress(body: body, idempotencyKey: key).id
+        return try await create(api, resource.body(row), key)
       }
-    default:
-      // The journal's rows (the one other entity). Journal entries are written once; one the backend has needs nothing more.
-      if let id = row.backendID { return id }
-      return try await api.createJournal(body: body, idempotencyKey: key).id
     }
   }
 

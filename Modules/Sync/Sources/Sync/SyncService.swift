@@ -1,6 +1,5 @@
 import FlowKit
 import Foundation
-import MoodTracking
 
 /// How the app reaches its backend for a user. A runner's embedded server starts on
 /// the first call; a real backend is just an address and credentials.
@@ -20,11 +19,15 @@ public struct FixedBackendConnector: BackendConnector {
 }
 
 /// What `sync` does for the signed-in user: send the outbox, then pull what other
-/// devices sent. Also answers the `outbox.*` and `backend.*` queries.
+/// devices sent, through the features' registered resources. Also answers the
+/// `backend.*` queries.
 public struct SyncService: Sendable {
   public let connector: any BackendConnector
   public let outbox: any Outbox
-  public let moods: any MoodRepository
+  /// What sends and pulls each feature's entities, in the features' order.
+  public let resources: [SyncResource]
+  /// The app's ports, for the resources' pulls.
+  public let services: Services
   public let clock: any FlowClock
   public let connectivity: any Connectivity
   public let policy: RetryPolicy
@@ -34,11 +37,12 @@ public struct SyncService: Sendable {
   /// The backend's last `Retry-After` for the whole pass (a 429), shared by copies of
   /// the service: a sync before it sends nothing, even one ignoring the rows' backoff.
   private let backendNotBefore = Locked<Date?>(nil)
-  /// Where each user's next pull goes on after one stopped at its page limit.
+  /// Where each user's next pull of each resource goes on after one stopped at its page limit.
   private let pullResume = Locked<[String: Int]>([:])
 
   public init(
-    connector: any BackendConnector, outbox: any Outbox, moods: any MoodRepository, clock: any FlowClock,
+    connector: any BackendConnector, outbox: any Outbox, resources: [SyncResource], services: Services,
+    clock: any FlowClock,
     connectivity: any Connectivity, policy: RetryPolicy = RetryPolicy(),
     concurrency: Int = OutboxProcessor.defaultConcurrency,
     random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -46,7 +50,8 @@ public struct SyncService: Sendable {
   ) {
     self.connector = connector
     self.outbox = outbox
-    self.moods = moods
+    self.resources = resources
+    self.services = services
     self.clock = clock
     self.connectivity = connectivity
     self.policy = policy
@@ -60,7 +65,7 @@ public struct SyncService: Sendable {
     /// Entries other devices sent that are new here.
     public var pulled: Int
     /// Backend rows the pull left out (out-of-range scores, unreadable dates) and why.
-    public var pullSkipped: [MoodPull.Skip] = []
+    public var pullSkipped: [SyncPullSkip] = []
     public var pullSkippedCount = 0
     /// Why the pull did not run to the end, when a passing failure stopped it.
     public var pullError: ProgressAPIError?
@@ -88,37 +93,45 @@ public struct SyncService: Sendable {
     }
     let api = try await connector.api(for: userID)
     let processor = OutboxProcessor(
-      outbox: outbox, api: api, clock: clock, connectivity: connectivity, policy: policy,
-      concurrency: concurrency, random: random, analytics: analytics)
+      outbox: outbox, api: api, resources: resources, clock: clock, connectivity: connectivity,
+      policy: policy, concurrency: concurrency, random: random, analytics: analytics)
     report = try await processor.run(userID: userID, ignoringBackoff: ignoringBackoff)
     backendNotBefore.withLock { $0 = report.notBefore }
     guard report.stop == nil else { return Result(push: report, pulled: 0) }
-    let start = pullResume.withLock { $0[userID] ?? 0 }
-    let pull = try await MoodPull(api: api, repository: moods, clock: clock).run(userID: userID, from: start)
-    // One at its page limit goes on where it stopped; one cut short by a passing
-    // failure starts where it did; one that read to the end starts over.
-    pullResume.withLock { $0[userID] = pull.error == nil ? pull.resumeOffset : start }
-    if let error = pull.error, error.endsPass, let retryAfter = error.retryAfter {
-      backendNotBefore.withLock { $0 = clock.now.addingTimeInterval(retryAfter) }
+    var result = Result(push: report, pulled: 0)
+    for resource in resources {
+      guard let pull = resource.pull else { continue }
+      let resumeKey = "\(resource.entity.rawValue)\u{0}\(userID)"
+      let start = pullResume.withLock { $0[resumeKey] ?? 0 }
+      let pulled = try await pull(
+        SyncPullContext(api: api, userID: userID, offset: start, services: services, clock: clock))
+      // One at its page limit goes on where it stopped; one cut short by a passing
+      // failure starts where it did; one that read to the end starts over.
+      pullResume.withLock { $0[resumeKey] = pulled.error == nil ? pulled.resumeOffset : start }
+      if let error = pulled.error, error.endsPass, let retryAfter = error.retryAfter {
+        backendNotBefore.withLock { $0 = clock.now.addingTimeInterval(retryAfter) }
+      }
+      // A passing failure of the pull is reported, not thrown: the push went through.
+      result.pulled += pulled.imported
+      result.pullSkipped += pulled.skipped.prefix(SyncPullReport.maxSkipsKept - result.pullSkipped.count)
+      result.pullSkippedCount += pulled.skippedCount
+      result.pullError = result.pullError ?? pulled.error
+      result.pullUnfinished = result.pullUnfinished ?? pulled.unfinished
+      recordSkips(of: pulled, entity: resource.entity, userID: userID)
+      // The backend is out of reach: the next resource's pull would fail alike.
+      if pulled.error?.endsPass == true { break }
     }
-    // A passing failure of the pull is reported, not thrown: the push went through.
-    var result = Result(push: report, pulled: pull.imported)
-    result.pullSkipped = pull.skipped
-    result.pullSkippedCount = pull.skippedCount
-    result.pullError = pull.error
-    result.pullUnfinished = pull.unfinished
-    recordSkips(of: pull, userID: userID)
     return result
   }
 
   /// One `sync_pull_skipped` event for each row the pull left out that it kept (the first
-  /// `MoodPull.maxSkipsKept`), with why and `skipped`, how many it left out in all. The
-  /// reason says what was wrong with the row, never its notes.
-  private func recordSkips(of pull: MoodPull.Report, userID: String) {
+  /// `SyncPullReport.maxSkipsKept`), with why and `skipped`, how many it left out in all.
+  /// The reason says what was wrong with the row, never its notes.
+  private func recordSkips(of pull: SyncPullReport, entity: OutboxEntity, userID: String) {
     guard analytics.isRecording else { return }
     for skip in pull.skipped {
       var fields: [String: EventValue] = [
-        "entity": .string(OutboxEntity.mood.rawValue), "operation": .string("pull"),
+        "entity": .string(entity.rawValue), "operation": .string("pull"),
         // A backend's row may say anything in its date or type: kept short and printable.
         "reason": .string(terminalSafe(skip.reason, limit: 200)),
         "skipped": .number(Double(pull.skippedCount)),
@@ -129,19 +142,25 @@ public struct SyncService: Sendable {
     }
   }
 
-  /// The user's rows on the backend (the backend's own count, whatever this device's network).
-  public func backendCount(_ resource: BackendResource, userID: String) async throws -> Int {
-    let api = try await connector.api(for: userID)
-    switch resource {
-    case .progress: return try await api.listProgress(ListQuery(limit: 1)).total
-    case .journal: return try await api.listJournal(ListQuery(limit: 1)).total
+  /// The user's rows on the backend at the resource named `name` (the backend's own
+  /// count, whatever this device's network).
+  public func backendCount(_ name: String, userID: String) async throws -> Int {
+    guard let resource = resources.first(where: { $0.name == name }) else {
+      throw SyncServiceError.noResource(name)
     }
+    let api = try await connector.api(for: userID)
+    return try await resource.count(api)
   }
 }
 
-public enum BackendResource: String, Sendable, CaseIterable {
-  case progress
-  case journal
+public enum SyncServiceError: Error, Equatable, CustomStringConvertible {
+  case noResource(String)
+
+  public var description: String {
+    switch self {
+    case .noResource(let name): "the app syncs no resource named \(name)"
+    }
+  }
 }
 
 /// The app provides the sync service under this key.
@@ -149,23 +168,21 @@ public enum SyncServiceKey: ServiceKey {
   public typealias Value = SyncService
 }
 
-/// The queries scripts read the backend with (`outbox.*` belong to MoodTracking, which
-/// owns the outbox port).
-public enum SyncFeature: FlowFeature {
-  public static var requiredServices: [any ServiceKey.Type] { [SyncServiceKey.self] }
-
-  public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
-    for resource in BackendResource.allCases {
-      try registry.register(
-        QueryDefinition(
-          "backend.\(resource.rawValue).count", type: .number,
-          summary: "\(resource.rawValue) rows of the user on the backend"
-        ) { environment in
-          guard let userID = environment.userID else { return .number(0) }
-          let count = try await environment.services[SyncServiceKey.self].backendCount(
-            resource, userID: userID)
-          return .number(Double(count))
-        })
-    }
+/// The queries scripts read the backend with: `backend.<resource>.count`, one for each
+/// registered resource (`SyncingFeature` registers them; `outbox.*` belong to
+/// MoodTracking, which owns the outbox port).
+public enum SyncFeature {
+  public static func registerCount(of resource: SyncResource, in registry: inout FlowRegistry)
+    throws(RegistryError)
+  {
+    let name = resource.name
+    try registry.register(
+      QueryDefinition(
+        "backend.\(name).count", type: .number, summary: "\(name) rows of the user on the backend"
+      ) { environment in
+        guard let userID = environment.userID else { return .number(0) }
+        let count = try await environment.services[SyncServiceKey.self].backendCount(name, userID: userID)
+        return .number(Double(count))
+      })
   }
 }

@@ -1,6 +1,5 @@
 import FlowKit
 import Foundation
-import MoodTracking
 import Storage
 import Sync
 
@@ -41,6 +40,8 @@ public final class AppContainer {
   public let analytics: any AnalyticsSink
   /// Where `sync` sends.
   public let backend: any BackendConnector
+  /// What `sync` sends and pulls: the features' sync resources.
+  public let syncResources: [SyncResource]
   public let connectivity: any Connectivity
   public let workMode: WorkTracker.Mode
   public let presentationClock: any PresentationClock
@@ -67,7 +68,8 @@ public final class AppContainer {
     registry: FlowRegistry, storage: StorageMode = .sqlite, schema: SQLiteSchema = WellflowFeatures.schema,
     dataDirectory: URL, userID: String,
     clock: any FlowClock = SystemClock(), analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
-    backend: any BackendConnector, connectivity: any Connectivity = NetworkSwitch(),
+    backend: any BackendConnector, syncResources: [SyncResource] = WellflowFeatures.syncResources,
+    connectivity: any Connectivity = NetworkSwitch(),
     workMode: WorkTracker.Mode = .concurrent,
     presentationClock: any PresentationClock = SleepingPresentationClock(),
     customizeServices: (@MainActor (inout Services) -> Void)? = nil,
@@ -81,6 +83,7 @@ public final class AppContainer {
     self.clock = clock
     self.analytics = analytics
     self.backend = backend
+    self.syncResources = syncResources
     self.connectivity = connectivity
     self.workMode = workMode
     self.presentationClock = presentationClock
@@ -129,7 +132,7 @@ public final class AppContainer {
       sync = services[SyncServiceKey.self]
     } else {
       sync = SyncService(
-        connector: backend, outbox: services[OutboxKey.self], moods: services[MoodRepositoryKey.self],
+        connector: backend, outbox: services[OutboxKey.self], resources: syncResources, services: services,
         clock: clock, connectivity: connectivity, analytics: analytics)
       services[SyncServiceKey.self] = sync
     }

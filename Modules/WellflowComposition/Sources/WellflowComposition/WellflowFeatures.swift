@@ -2,8 +2,10 @@ import CheckInFlow
 import FlowKit
 import Journal
 import JournalSQLite
+import JournalSync
 import MoodTracking
 import MoodTrackingSQLite
+import MoodTrackingSync
 import Onboarding
 import Reminders
 import RemindersSQLite
@@ -13,12 +15,17 @@ import Sync
 /// The features the app ships. Their order does not change what the app does: launch
 /// rules are asked by priority (then id), and every other lookup is by id. The one
 /// order a list must keep: a feature adding a variant to another feature's flow comes
-/// after that feature, or registration fails with `variantOfUnknownFlow`.
+/// after that feature, or registration fails with `variantOfUnknownFlow`. A feature that
+/// syncs lists its `<Feature>Sync` module's `SyncingFeature` here too: the sync service
+/// sends its resources in this order.
 public enum WellflowFeatures {
   public static let all: [any FlowFeature.Type] = [
     OnboardingFeature.self, MoodTrackingFeature.self, CheckInFeature.self, JournalFeature.self,
-    SyncFeature.self, RemindersFeature.self,
+    MoodTrackingSync.self, JournalSync.self, RemindersFeature.self,
   ]
+
+  /// What the sync service sends and pulls: the syncing features' resources, from `all`.
+  public static let syncResources: [SyncResource] = all.syncResources
 
   /// The features' storage, from their adapter modules: their migrations run after the
   /// shared ones in this order, so a feature is added at the end (a file's applied

@@ -1,7 +1,6 @@
 import Experiments
 import FlowKit
 import Foundation
-import Onboarding
 import WellflowComposition
 
 /// Chooses the variant of a flow started without one, from a GrowthBook payload's
@@ -14,31 +13,47 @@ public struct ExperimentAssigner {
   public let forced: [String: String]
   /// From `--growthbook FILE`: its feature for a flow wins over the experiment file.
   public let payload: GrowthBookPayload?
+  /// What the features let targeting read (the registry's `targetingAttributes`).
+  public let targeting: [TargetingAttribute]
 
   public init(
-    experiments: [FlowExperiment], forced: [String: String] = [:], payload: GrowthBookPayload? = nil
+    experiments: [FlowExperiment], forced: [String: String] = [:], payload: GrowthBookPayload? = nil,
+    targeting: [TargetingAttribute]
   ) {
     self.experiments = experiments
     self.forced = forced
     self.payload = payload
+    self.targeting = targeting
   }
 
   /// An assigner for these sources; nil when they give no flow a variant (no experiment
   /// and no payload), so flows start as they are.
   public static func ifAny(
-    experiments: [FlowExperiment], forced: [String: String] = [:], payload: GrowthBookPayload?
+    experiments: [FlowExperiment], forced: [String: String] = [:], payload: GrowthBookPayload?,
+    targeting: [TargetingAttribute]
   ) -> ExperimentAssigner? {
     guard payload != nil || !experiments.isEmpty else { return nil }
-    return ExperimentAssigner(experiments: experiments, forced: forced, payload: payload)
+    return ExperimentAssigner(
+      experiments: experiments, forced: forced, payload: payload, targeting: targeting)
   }
 
-  /// What targeting sees: `id` (the user id), `skill` (from onboarding, once chosen) and
-  /// `daysSinceFirstLaunch` (calendar days in the user's time zone).
-  public static func attributes(of environment: HostEnvironment) -> [String: JSONValue] {
+  /// What targeting sees: `id` (the user id), `daysSinceFirstLaunch` (calendar days in
+  /// the user's time zone) and what the features registered (`TargetingAttribute`:
+  /// onboarding's `skill`, once chosen).
+  public static func attributes(of environment: HostEnvironment, targeting: [TargetingAttribute])
+    -> [String: JSONValue]
+  {
     var attributes: [String: JSONValue] = [:]
     if let user = environment.userID { attributes["id"] = .string(user) }
     let store = environment.keyValueStore
-    if let skill = try? store.string(forKey: OnboardingKeys.skill) { attributes["skill"] = .string(skill) }
+    for attribute in targeting {
+      switch attribute.read(environment) {
+      case .string(let text)?: attributes[attribute.name] = .string(text)
+      case .number(let number)?: attributes[attribute.name] = .number(number)
+      case .bool(let flag)?: attributes[attribute.name] = .bool(flag)
+      case nil: break
+      }
+    }
     if let first = AppKeys.firstLaunchDate(in: store) {
       let clock = environment.clock
       let days = clock.calendar.dateComponents(
@@ -58,7 +73,7 @@ public struct ExperimentAssigner {
     }
     let candidates = experiments.filter { $0.flow == flow }
     guard !candidates.isEmpty else { return nil }
-    let attributes = Self.attributes(of: environment)
+    let attributes = Self.attributes(of: environment, targeting: targeting)
     if let experiment = candidates.first(where: { forced[$0.key] != nil }) {
       return experiment.assign(attributes: attributes, forced: forced[experiment.key])
     }
@@ -77,7 +92,7 @@ public struct ExperimentAssigner {
   ) -> FlowAssignment? {
     let sticky = KeyValueStickyBucketStore(store: environment.keyValueStore)
     var context = ExperimentContext(
-      attributes: Self.attributes(of: environment), savedGroups: payload.savedGroups,
+      attributes: Self.attributes(of: environment, targeting: targeting), savedGroups: payload.savedGroups,
       features: payload.features,
       contextualBandits: payload.contextualBandits,
       // An unreadable record counts as none: the user is bucketed afresh and it is rewritten.

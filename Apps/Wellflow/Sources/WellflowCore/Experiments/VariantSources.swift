@@ -72,7 +72,9 @@ public struct VariantSources {
 
   /// What assigns variants to flows started without one; nil when neither file gives any.
   public func assigner(forced: [String: String] = [:]) -> ExperimentAssigner? {
-    ExperimentAssigner.ifAny(experiments: experimentFile?.experiments ?? [], forced: forced, payload: payload)
+    ExperimentAssigner.ifAny(
+      experiments: experimentFile?.experiments ?? [], forced: forced, payload: payload,
+      targeting: registry.targetingAttributes)
   }
 
   public init(

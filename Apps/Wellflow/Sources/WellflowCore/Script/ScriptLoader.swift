@@ -1,6 +1,5 @@
 import FlowKit
 import Foundation
-import Reminders
 import WellflowComposition
 
 /// Reads a script and every sub-script it runs, checking every name against the

@@ -164,7 +164,8 @@ public final class ScriptRunner {
       clock: ManualClock(now: script.startDate, calendar: script.calendar),
       userID: user, analytics: pace, storage: storage,
       experiments: ExperimentAssigner.ifAny(
-        experiments: options.experiments, forced: script.experiments, payload: options.growthBook),
+        experiments: options.experiments, forced: script.experiments, payload: options.growthBook,
+        targeting: registry.targetingAttributes),
       backend: backend, locale: script.locale ?? options.locale)
     steps = []
     maybeDraws = 0

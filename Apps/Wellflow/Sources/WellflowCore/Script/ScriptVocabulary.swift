@@ -1,6 +1,5 @@
 import FlowKit
 import Foundation
-import Reminders
 import WellflowComposition
 
 /// What scripts may name, taken from the registry: flows and their variants, the
@@ -56,8 +55,7 @@ public struct ScriptVocabulary: Sendable {
     }
     self.options = options.filter { !undeclared.contains($0.key) }
     freeTextQueries = Set(registry.queries.filter(\.isFreeText).map(\.id))
-    notifications =
-      registry.flow(RemindersFeature.flowID) == nil ? [] : Set(RemindersFeature.notificationFlows.keys)
+    notifications = Set(registry.notifications.map(\.id))
     self.experiments = experiments
   }
 }

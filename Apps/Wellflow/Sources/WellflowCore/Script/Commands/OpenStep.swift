@@ -1,6 +1,5 @@
 import FlowKit
 import Foundation
-import Reminders
 
 /// `- open: NOTIFICATION`: the person opens the latest delivered, unopened notification
 /// with this id.
@@ -30,7 +29,7 @@ struct OpenStep: ScriptCommand {
     // Tapping a notification starts an app that is not running, without launch rules.
     let host = try await running.openHost()
     do {
-      try await RemindersFeature.open(notification, on: host)
+      try await host.openNotification(notification)
     } catch {
       throw running.fail("open failed: \(error)")
     }

@@ -1,6 +1,8 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import ProgressContract
+import Sync
 
 /// Brings mood scores another device sent to the backend into this one: each becomes
 /// an entry with source `backend`, once (deduplicated by backend id and by the
@@ -18,47 +20,12 @@ public struct MoodPull: Sendable {
   public static let maxPages = 100
 
   /// What a pull did.
-  public struct Report: Sendable, Hashable {
-    /// Entries that were new here.
-    public var imported = 0
-    /// Rows left out because they are not a mood this app can hold.
-    public var skippedCount = 0
-    /// The first few of them (up to `maxSkipsKept`), for a message or a log.
-    public var skipped: [Skip] = []
-    /// The passing failure (timeout, 5xx, garbage) that ended the pull early; what was
-    /// imported before it stays, and the rest arrives on a later pull.
-    public var error: ProgressAPIError?
-    /// Why the pull stopped before the backend's last row although every page came:
-    /// the page limit, or pages that do not add up to their total.
-    public var unfinished: String?
-    /// Where the next pull goes on when this one stopped at the page limit; nil when it
-    /// read to the end (the next starts from the first row).
-    public var resumeOffset: Int?
-
-    public init() {}
-
-    mutating func skip(_ skip: Skip) {
-      skippedCount += 1
-      if skipped.count < MoodPull.maxSkipsKept { skipped.append(skip) }
-    }
-  }
-
+  public typealias Report = SyncPullReport
   /// One row the pull left out, and why.
-  public struct Skip: Sendable, Hashable, CustomStringConvertible {
-    /// The backend's id, when the row could be read that far.
-    public var backendID: String?
-    public var reason: String
-
-    public init(backendID: String?, reason: String) {
-      self.backendID = backendID
-      self.reason = reason
-    }
-
-    public var description: String { "\(backendID ?? "a row"): \(reason)" }
-  }
+  public typealias Skip = SyncPullSkip
 
   /// A hostile backend can send any number of bad rows; the report keeps this many.
-  public static let maxSkipsKept = 20
+  public static let maxSkipsKept = SyncPullReport.maxSkipsKept
 
   public init(api: any ProgressAPI, repository: any MoodRepository, clock: any FlowClock) {
     self.api = api
@@ -120,7 +87,8 @@ public struct MoodPull: Sendable {
   private func fetchPage(at offset: Int) async -> Result<Page<ProgressRecord>, ProgressAPIError> {
     do {
       return .success(
-        try await api.listProgress(ListQuery(type: "mood_score", limit: Self.pageSize, offset: offset)))
+        try await api.listProgress(
+          ListQuery(type: ProgressType.moodScore, limit: Self.pageSize, offset: offset)))
     } catch {
       return .failure(error)
     }
@@ -136,7 +104,9 @@ public struct MoodPull: Sendable {
   /// The entry for a record this device does not have yet.
   func entry(for record: ProgressRecord, userID: String) async throws -> Pulled {
     guard !record.id.isEmpty else { return .invalid("no backend id") }
-    guard record.type == "mood_score" else { return .invalid("type \(record.type), not mood_score") }
+    guard record.type == ProgressType.moodScore else {
+      return .invalid("type \(record.type), not \(ProgressType.moodScore)")
+    }
     guard let score = Self.score(record.quantity) else {
       return .invalid("quantity \(record.quantity) is not a score in \(MoodLimits.scores)")
     }

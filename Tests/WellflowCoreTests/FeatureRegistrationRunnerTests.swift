@@ -1,0 +1,71 @@
+import FlowKit
+import Foundation
+import Storage
+import Testing
+import WellflowComposition
+
+@testable import WellflowCore
+
+/// The runner's notifications, targeting and export go through what features register:
+/// a feature the runner has never heard of is reached the same way.
+@MainActor
+@Suite("Runner over feature registrations")
+struct FeatureRegistrationRunnerTests {
+  enum GratitudeFeature: FlowFeature {
+    static func register(in registry: inout FlowRegistry) throws(RegistryError) {
+      try registry.register(NotificationDefinition(id: "gratitude.reminder", flow: "gratitude") { _ in })
+      try registry.register(
+        TargetingAttribute("gratitudeStreak") { environment in
+          (try? environment.keyValueStore.string(forKey: "gratitude.streak")).flatMap(Double.init).map(
+            EventValue.number)
+        })
+    }
+  }
+
+  @Test func aScriptMayOpenANotificationAnyFeatureRegistered() throws {
+    let registry = try WellflowFeatures.makeRegistry(WellflowFeatures.all + [GratitudeFeature.self])
+    let vocabulary = ScriptVocabulary(registry: registry)
+    #expect(vocabulary.notifications.contains("gratitude.reminder"))
+    // The app's own, registered by its reminders feature.
+    #expect(vocabulary.notifications.contains("checkin.reminder"))
+    #expect(ScriptVocabulary(registry: FlowRegistry()).notifications.isEmpty)
+  }
+
+  @Test func targetingReadsEveryRegisteredAttribute() throws {
+    let registry = try WellflowFeatures.makeRegistry(WellflowFeatures.all + [GratitudeFeature.self])
+    let store = InMemoryKeyValueStore()
+    store.set("12", forKey: "gratitude.streak")
+    store.set("beginner", forKey: "onboarding.skill")
+    let attributes = ExperimentAssigner.attributes(
+      of: HostEnvironment(
+        userID: "ann", clock: ManualClock(now: Date(timeIntervalSince1970: 0), timeZone: .gmt),
+        keyValueStore: store),
+      targeting: registry.targetingAttributes)
+    #expect(attributes == ["id": "ann", "skill": "beginner", "gratitudeStreak": 12])
+  }
+
+  @Test func anExportRegistrationAddsItsColumnsAndRows() {
+    let gratitude = FeatureExport(type: "gratitude", columns: ["text", "notes"]) { _, _, _ in [] }
+    let exports = ExportCommand.exports + [gratitude]
+    let records = [
+      ExportRecord(
+        type: "gratitude",
+        row: FeatureExport.Row(
+          date: Date(timeIntervalSince1970: 0),
+          values: [
+            "text": .text("tea, sun"), "notes": .none,
+          ]))
+    ]
+    let csv = ExportCommand.render(records, format: .csv, timeZone: .gmt, exports: exports)
+    // `notes` is the mood's column already: one column, shared.
+    #expect(
+      csv
+        == "type,date,kind,score,valence,labels,associations,notes,primary,secondary,strategy,initiated_by,text\r\n"
+        + "gratitude,1970-01-01T00:00:00+00:00,,,,,,,,,,,\"tea, sun\"\r\n")
+    let json = ExportCommand.render(records, format: .json, timeZone: .gmt, exports: exports)
+    #expect(
+      json
+        == "[\n{\"date\":\"1970-01-01T00:00:00+00:00\",\"notes\":null,\"text\":\"tea, sun\",\"type\":\"gratitude\"}\n]\n"
+    )
+  }
+}
