@@ -91,7 +91,7 @@ import Testing
     #expect(try await outbox.pendingCount(userID: "alice") == 2)
     hang.withLock { $0 = false }
     let retry = try await OutboxProcessor(
-      outbox: outbox, api: backend.client("alice", timeout: 60), clock: clock
+      outbox: outbox, api: backend.client("alice"), clock: clock
     )
     .run(userID: "alice", ignoringBackoff: true)
     #expect(retry.synced == 2, "\(retry)")

@@ -151,7 +151,7 @@ import Testing
       Self.answer(request.path.contains("offset=1") ? overLimit : atLimit, gzip: false)
     }
     defer { server.stop() }
-    let client = server.client(deadline: 30)
+    let client = server.client()
     #expect(try await client.listProgress(ListQuery(offset: 0)).entries.count == 1)
     await #expect(throws: ProgressAPIError.tooLarge) {
       _ = try await client.listProgress(ListQuery(offset: 1))
@@ -160,7 +160,7 @@ import Testing
     let gzipped = try Self.gzipped(atLimit)
     let compressed = try ScriptedServer { _ in Self.answer(gzipped, gzip: true) }
     defer { compressed.stop() }
-    #expect(try await compressed.client(deadline: 30).listProgress(ListQuery()).entries.count == 1)
+    #expect(try await compressed.client().listProgress(ListQuery()).entries.count == 1)
   }
 
   /// A GET answered with `rows` unreadable-as-mood rows (quantity 0: skipped, cheap) and

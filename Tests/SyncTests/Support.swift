@@ -31,7 +31,7 @@ struct TestBackend {
   }
 
   /// A generous default: what must succeed must not depend on how busy the machine is.
-  func client(_ user: String, timeout: TimeInterval = 60, maxConnections: Int = 4) -> ProgressAPIClient {
+  func client(_ user: String, timeout: TimeInterval = 600, maxConnections: Int = 4) -> ProgressAPIClient {
     ProgressAPIClient(
       credentials: BackendCredentials(baseURL: url, apiKey: apiKey, token: server.token(for: user)),
       timeout: timeout, maxConnections: maxConnections)
