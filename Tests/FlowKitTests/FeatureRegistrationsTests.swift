@@ -9,9 +9,13 @@ import Testing
 struct FeatureRegistrationsTests {
   @Test func aNotificationOrAttributeRegisteredTwiceIsRefused() throws {
     var registry = FlowRegistry()
-    try registry.register(NotificationDefinition(id: "gratitude.reminder", flow: "gratitude") { _ in })
+    try registry.register(
+      NotificationDefinition(
+        id: "gratitude.reminder", flow: "gratitude", unopened: { _ in [] }, open: { _ in }))
     #expect(throws: RegistryError.duplicateNotification("gratitude.reminder")) {
-      try registry.register(NotificationDefinition(id: "gratitude.reminder", flow: "other") { _ in })
+      try registry.register(
+        NotificationDefinition(id: "gratitude.reminder", flow: "other", unopened: { _ in [] }, open: { _ in })
+      )
     }
     #expect(
       RegistryError.duplicateNotification("a").description
@@ -29,7 +33,9 @@ struct FeatureRegistrationsTests {
     var registry = FlowRegistry()
     for id in ["b.reminder", "a.reminder"] {
       try registry.register(
-        NotificationDefinition(id: id, flow: "x") { _ in opened.withLock { $0.append(id) } })
+        NotificationDefinition(id: id, flow: "x", unopened: { _ in [] }) { _ in
+          opened.withLock { $0.append(id) }
+        })
     }
     let host = try FlowHost.compose(
       registry: registry,

@@ -19,10 +19,8 @@ import Testing
     return Set(members.filter { $0.contains("_") }).subtracting(["created_at", "initiated_by"])
   }()
 
-  /// Where the product's sources are, less the contract itself and the server, whose
-  /// store names its SQL columns like the wire (the server moves to the contract's
-  /// types in the backend work).
-  static let excluded = ["Modules/ProgressAPI/", "Modules/ProgressBackend/"]
+  /// Where the product's sources are, less the contract itself.
+  static let excluded = ["Modules/ProgressAPI/"]
 
   /// Quoted occurrences of a wire name (`"logged_at"`, `\"logged_at\"`) outside comments
   /// and outside a SQL row's column read (`row["strategy_id"]`, a feature's own table).

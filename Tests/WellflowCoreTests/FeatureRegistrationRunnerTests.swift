@@ -13,7 +13,9 @@ import WellflowComposition
 struct FeatureRegistrationRunnerTests {
   enum GratitudeFeature: FlowFeature {
     static func register(in registry: inout FlowRegistry) throws(RegistryError) {
-      try registry.register(NotificationDefinition(id: "gratitude.reminder", flow: "gratitude") { _ in })
+      try registry.register(
+        NotificationDefinition(
+          id: "gratitude.reminder", flow: "gratitude", unopened: { _ in [] }, open: { _ in }))
       try registry.register(
         TargetingAttribute("gratitudeStreak") { environment in
           (try? environment.keyValueStore.string(forKey: "gratitude.streak")).flatMap(Double.init).map(
@@ -29,6 +31,33 @@ struct FeatureRegistrationRunnerTests {
     // The app's own, registered by its reminders feature.
     #expect(vocabulary.notifications.contains("checkin.reminder"))
     #expect(ScriptVocabulary(registry: FlowRegistry()).notifications.isEmpty)
+  }
+
+  /// `expect: {notification: …}` reads every feature's registration and lists what is
+  /// unopened in the order it was delivered, whichever feature delivered it.
+  @Test func aScriptSeesTheNotificationsEveryFeatureDelivered() async throws {
+    var registry = try LabFeature.registry()
+    for (id, seconds) in [("a.ping", [10.0, 30]), ("b.ping", [20.0])] {
+      try registry.register(
+        NotificationDefinition(
+          id: id, flow: "lab", unopened: { _ in seconds.map(Date.init(timeIntervalSince1970:)) },
+          open: { _ in }))
+    }
+    let workspace = Workspace()
+    workspace.write(
+      "s.yaml",
+      """
+      name: pings
+      steps:
+        - launch
+        - expect: {notification: b.ping}
+        - expect: {notification: none}
+      """)
+    let result = try await runScript("s.yaml", in: workspace, registry: registry)
+    #expect(
+      result.failure?.message
+        == "expect failed: 3 notification(s) delivered and unopened (a.ping, b.ping, a.ping), expected none")
+    #expect(result.failure?.position.line == 5)
   }
 
   @Test func targetingReadsEveryRegisteredAttribute() throws {

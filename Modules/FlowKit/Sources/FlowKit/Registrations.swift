@@ -7,14 +7,20 @@ public struct NotificationDefinition: Sendable {
   public let id: String
   /// The flow opening it presents (for listings; `open` does the presenting).
   public let flow: String
+  /// When each delivered, unopened notification of this id was delivered, oldest first:
+  /// what a script's `expect: {notification: …}` reads.
+  public let unopened: @MainActor @Sendable (FlowHost) async throws -> [Date]
   /// Opens the latest delivered, unopened notification of this id on a running host;
   /// throws, in words a person can act on, when there is none.
   public let open: @MainActor @Sendable (FlowHost) async throws -> Void
 
-  public init(id: String, flow: String, open: @escaping @MainActor @Sendable (FlowHost) async throws -> Void)
-  {
+  public init(
+    id: String, flow: String, unopened: @escaping @MainActor @Sendable (FlowHost) async throws -> [Date],
+    open: @escaping @MainActor @Sendable (FlowHost) async throws -> Void
+  ) {
     self.id = id
     self.flow = flow
+    self.unopened = unopened
     self.open = open
   }
 }
@@ -41,6 +47,18 @@ extension FlowHost {
       throw UnknownNotification(id: id, known: registry.notifications.map(\.id).sorted())
     }
     try await notification.open(self)
+  }
+
+  /// Every registered notification delivered and not opened, by id, in the order they
+  /// were delivered.
+  public func unopenedNotifications() async throws -> [String] {
+    var delivered: [(date: Date, id: String)] = []
+    for notification in registry.notifications {
+      delivered += try await notification.unopened(self).map { ($0, notification.id) }
+    }
+    // Stable: notifications delivered at the same moment keep the registry's order.
+    return delivered.enumerated().sorted { ($0.element.date, $0.offset) < ($1.element.date, $1.offset) }
+      .map(\.element.id)
   }
 }
 

@@ -8,8 +8,11 @@ public enum JSONText {
   /// `text` as a JSON string literal: quote and backslash escaped, control characters as `\u00XX`.
   public static func appendString(_ text: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
-    // Most text needs no escape: copied whole, not byte by byte.
-    if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+    // Most text needs no escape: scanned in place and copied whole, not byte by byte.
+    let plain = text.utf8.withContiguousStorageIfAvailable { utf8 in
+      !utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+    }
+    if plain == true {
       bytes += text.utf8
       bytes.append(UInt8(ascii: "\""))
       return
@@ -116,8 +119,10 @@ extension Page: JSONWritable where Item: JSONWritable {
     bytes.append(UInt8(ascii: "{"))
     JSONText.appendName(Key.entries.rawValue, first: true, to: &bytes)
     bytes.append(UInt8(ascii: "["))
-    for (index, entry) in entries.enumerated() {
-      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+    var first = true
+    for entry in entries {
+      if !first { bytes.append(UInt8(ascii: ",")) }
+      first = false
       entry.appendJSON(to: &bytes)
     }
     bytes.append(UInt8(ascii: "]"))

@@ -115,7 +115,14 @@ public enum RemindersFeature: FlowFeature {
     registry.register(HostActivation(id: "reminders.delivery") { host in startDelivering(on: host) })
     for (id, flow) in notificationFlows.sorted(by: { $0.key < $1.key }) {
       try registry.register(
-        NotificationDefinition(id: id, flow: flow) { host in try await open(id, on: host) })
+        NotificationDefinition(
+          id: id, flow: flow,
+          unopened: { host in
+            try await host.environment.services[NotificationSchedulerKey.self].unopened().filter {
+              $0.id == id
+            }
+            .map(\.date)
+          }, open: { host in try await open(id, on: host) }))
     }
   }
 

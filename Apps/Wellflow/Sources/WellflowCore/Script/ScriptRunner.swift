@@ -1,7 +1,6 @@
 import Experiments
 import FlowKit
 import Foundation
-import Reminders
 import Sync
 import SyncHTTPClient
 import WellflowComposition
@@ -308,16 +307,16 @@ public final class ScriptRunner {
         return "the app could not start to read its notifications"
       }
       do {
-        let unopened = try await host.environment.services[NotificationSchedulerKey.self].unopened()
+        let unopened = try await host.unopenedNotifications()
         if let expected {
-          return unopened.contains { $0.id == expected }
+          return unopened.contains(expected)
             ? nil
             : "no \(expected) notification is delivered and unopened"
-              + (unopened.isEmpty ? "" : " (unopened: \(unopened.map(\.id).joined(separator: ", ")))")
+              + (unopened.isEmpty ? "" : " (unopened: \(unopened.joined(separator: ", ")))")
         }
         return unopened.isEmpty
           ? nil
-          : "\(unopened.count) notification(s) delivered and unopened (\(unopened.map(\.id).joined(separator: ", "))), expected none"
+          : "\(unopened.count) notification(s) delivered and unopened (\(unopened.joined(separator: ", "))), expected none"
       } catch {
         return "the notifications could not be read: \(error)"
       }

@@ -11,7 +11,7 @@ private typealias Q = ListParameter
 struct ProgressInput: Sendable {
   static let maxNotesLength = 500
   /// The one progress type: a mood score, a whole number in `scores`.
-  static let moodScore = "mood_score"
+  static let moodScore = ProgressType.moodScore
   static let scores = 1...10
 
   var type: String
@@ -32,7 +32,7 @@ struct ProgressInput: Sendable {
 
   init(_ object: [String: JSONValue]) throws(Refusal) {
     guard case .string(let type) = object[P.type.rawValue], !type.isEmpty else {
-      throw Refusal.invalid("\(P.type) is required (e.g. \"mood_score\")")
+      throw Refusal.invalid("\(P.type) is required (e.g. \"\(Self.moodScore)\")")
     }
     guard type == Self.moodScore else {
       throw Refusal.invalid("\(P.type) must be \"\(Self.moodScore)\", got \"\(type.prefix(50))\"")
