@@ -1,6 +1,6 @@
 import Foundation
 
-/// A confidence interval for a proportion.
+/// A confidence interval for a proportion (or a mean).
 public struct ProportionInterval: Sendable, Equatable, Codable {
   public var lower: Double
   public var upper: Double
