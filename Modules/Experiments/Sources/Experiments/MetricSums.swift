@@ -149,13 +149,13 @@ extension Statistics {
       guard
         let plain = proportionDifference(
           controlSuccesses: successesA, controlTrials: a.count, successes: successesB, trials: b.count),
-        newcombeInterval(
-          controlSuccesses: successesA, controlTrials: a.count, successes: successesB, trials: b.count) != nil
+        let newcombe = newcombeInterval(
+          controlSuccesses: successesA, controlTrials: a.count, successes: successesB, trials: b.count)
       else { return nil }
       let test = twoProportionTest(
         controlSuccesses: successesA, controlTrials: a.count, successes: successesB, trials: b.count)
       return Comparison(
-        difference: Difference(absolute: plain.absolute, relative: plain.relative), pValue: test?.pValue,
+        difference: Difference(absolute: newcombe, relative: plain.relative), pValue: test?.pValue,
         chanceToBeat: chanceToBeatControl(
           controlSuccesses: successesA, controlTrials: a.count, successes: successesB, trials: b.count))
     }
