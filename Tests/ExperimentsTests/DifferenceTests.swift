@@ -37,7 +37,8 @@ struct DifferenceTests {
 
   /// Newcombe's hybrid score interval (method 10) against his own example (Newcombe 1998,
   /// Stat Med 17:873, 56/70 − 48/80: 0.0524 to 0.3339) and, for the edge cases, the same
-  /// construction over SciPy's Wilson intervals (`binomtest(k, n).proportion_ci("wilson")`).
+  /// construction over SciPy's Wilson intervals (`binomtest(k, n).proportion_ci("wilson")`,
+  /// `Tools/GrowthBookReference/statistics_reference.py`).
   @Test(arguments: [
     (48, 80, 56, 70, 0.20000000000000007, 0.052431472402364815, 0.3338726540369059),
     // Three users: within ±100 pp (the Wald interval was −104.1…70.8).

@@ -8,9 +8,9 @@ import Testing
 /// below, `scipy.stats.ttest_ind(b, a, equal_var=False)`, `scipy.stats.t.interval`,
 /// `gbstats.frequentist.tests.TwoSidedTTest` and `SequentialTwoSidedTTest` (default
 /// tuning 5000) over `SampleMeanStatistic` / `ProportionStatistic`, and for CUPED
-/// `RegressionAdjustedStatistic` with `compute_theta`. The script is in the commit
-/// message that added this file; the Swift side sees only the sums, as a database would
-/// give them.
+/// `RegressionAdjustedStatistic` with `compute_theta`
+/// (`Tools/GrowthBookReference/statistics_reference.py` prints them). The Swift side sees
+/// only the sums, as a database would give them.
 @Suite("Mean metrics, sequential tests and CUPED against SciPy and gbstats")
 struct MeanMetricTests {
   static let control: [Double] = [3, 0, 5, 2, 2, 7, 1, 0, 4, 3, 6, 2]
