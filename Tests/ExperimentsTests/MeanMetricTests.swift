@@ -90,6 +90,16 @@ struct MeanMetricTests {
     Self.expect(rates.difference.relative, 0.15555555555555556, -0.011636282943409876, 0.322747394054521)
   }
 
+  /// A difference of rates stays within ±100 pp, sequential or not.
+  @Test func aSequentialRateDifferenceStaysWithinOneHundredPoints() throws {
+    let comparison = try #require(
+      Statistics.compare(
+        control: MetricSums(conversions: 0, users: 71), variation: MetricSums(conversions: 60, users: 71),
+        scale: .proportion, options: ComparisonOptions(sequential: true)))
+    #expect(comparison.difference.absolute.upper == 1)
+    #expect(comparison.difference.absolute.lower > 0.5)
+  }
+
   @Test func cupedMatchesGbstats() throws {
     let control = Self.sums(Self.control, Self.controlCovariate)
     let variation = Self.sums(Self.variation, Self.variationCovariate)

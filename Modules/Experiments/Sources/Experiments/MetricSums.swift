@@ -217,9 +217,16 @@ extension Statistics {
       width = { variance in critical * variance.squareRoot() }
       pValue = absoluteVariance > 0 ? 2 * normalCDF(-abs(estimate) / absoluteVariance.squareRoot()) : nil
     }
+    var absolute = interval(estimate, width(absoluteVariance))
+    if scale == .proportion {
+      // A difference of rates lies in −1…1: cutting the interval there loses no coverage
+      // (a sequential interval with a few hundred users reaches past ±100 pp).
+      absolute.lower = max(-1, absolute.lower)
+      absolute.upper = min(1, absolute.upper)
+    }
     return Comparison(
       difference: Difference(
-        absolute: interval(estimate, width(absoluteVariance)),
+        absolute: absolute,
         relative: relativeEstimate.map { interval($0, width(relativeVariance)) }),
       pValue: pValue,
       chanceToBeat: absoluteVariance > 0 ? normalCDF(estimate / absoluteVariance.squareRoot()) : nil)
