@@ -30,20 +30,49 @@ struct DifferenceTests {
       metric: "completion", users: trials, conversions: successes,
       rate: trials > 0 ? Double(successes) / Double(trials) : nil, interval: nil, pValue: nil,
       chanceToBeatControl: nil,
-      difference: Statistics.proportionDifference(
-        controlSuccesses: control.0, controlTrials: control.1, successes: successes, trials: trials))
+      difference: Statistics.compare(
+        control: MetricSums(conversions: control.0, users: control.1),
+        variation: MetricSums(conversions: successes, users: trials), scale: .proportion)?.difference)
+  }
+
+  /// Newcombe's hybrid score interval (method 10) against his own example (Newcombe 1998,
+  /// Stat Med 17:873, 56/70 − 48/80: 0.0524 to 0.3339) and, for the edge cases, the same
+  /// construction over SciPy's Wilson intervals (`binomtest(k, n).proportion_ci("wilson")`,
+  /// `Tools/GrowthBookReference/statistics_reference.py`).
+  @Test(arguments: [
+    (48, 80, 56, 70, 0.20000000000000007, 0.052431472402364815, 0.3338726540369059),
+    // Three users: within ±100 pp (the Wald interval was −104.1…70.8).
+    (2, 3, 1, 2, -0.16666666666666663, -0.6548292253357504, 0.4457812328619245),
+    (2, 3, 1, 3, -0.3333333333333333, -0.717775111924084, 0.31580068443749126),
+    // Both at 100% or both at 0%: not the point [0, 0].
+    (3, 3, 3, 3, 0.0, -0.5614970317550454, 0.5614970317550454),
+    (0, 10, 0, 10, 0.0, -0.27753279986288926, 0.27753279986288926),
+    (0, 5, 5, 5, 1.0, 0.38554900569034356, 1.0),
+    (45, 100, 60, 100, 0.14999999999999997, 0.011723935319973455, 0.2804485210107637),
+  ])
+  func newcombeMatchesTheReference(
+    _ s0: Int, _ n0: Int, _ s1: Int, _ n1: Int, _ estimate: Double, _ lower: Double, _ upper: Double
+  ) throws {
+    let interval = try #require(
+      Statistics.newcombeInterval(controlSuccesses: s0, controlTrials: n0, successes: s1, trials: n1))
+    #expect(abs(interval.estimate - estimate) < 1e-12)
+    #expect(abs(interval.lower - lower) < 1e-9, "\(interval)")
+    #expect(abs(interval.upper - upper) < 1e-9, "\(interval)")
+    #expect(interval.lower >= -1 && interval.upper <= 1)
+    #expect(
+      Statistics.newcombeInterval(controlSuccesses: 0, controlTrials: 0, successes: 1, trials: 2) == nil)
   }
 
   @Test func eachVariationGetsAOneLineVerdict() {
     #expect(
       ExperimentReport.verdict("quick", "full", "completion", rate(60, 100, control: (10, 100)))
-        == "quick beats full on completion: +50.0 pp [38.7, 61.3]")
+        == "quick beats full on completion: +50.0 pp [37.7, 60.1]")
     #expect(
       ExperimentReport.verdict("quick", "full", "completion", rate(10, 100, control: (60, 100)))
-        == "quick is worse than full on completion: -50.0 pp [-61.3, -38.7]")
+        == "quick is worse than full on completion: -50.0 pp [-60.1, -37.7]")
     #expect(
       ExperimentReport.verdict("quick", "full", "completion", rate(52, 100, control: (50, 100)))
-        == "quick vs full on completion: no clear difference, +2.0 pp [-11.9, 15.9]")
+        == "quick vs full on completion: no clear difference, +2.0 pp [-11.6, 15.5]")
     #expect(
       ExperimentReport.verdict("mini", "full", "completion", rate(0, 0, control: (50, 100)))
         == "mini vs full on completion: not applicable (no users to compare on one side)")

@@ -107,7 +107,7 @@ struct ExperimentFileTests {
         "experiments.yaml:21:11: flow: unknown flow 'onbording' (did you mean 'onboarding'?) (flows: \(flows))",
         "experiments.yaml:23:14: weights has 3 values for 2 variations",
         "experiments.yaml:27:14: weights must not be negative, got -0.5",
-        "experiments.yaml:28:5: unknown key 'colour' in experiment (keys: key, flow, variations, weights, coverage, hashVersion, condition, hashAttribute, seed, namespace, metrics)",
+        "experiments.yaml:28:5: unknown key 'colour' in experiment (keys: key, flow, variations, weights, coverage, hashVersion, condition, hashAttribute, seed, namespace, metrics, sequential, covariate)",
         "experiments.yaml:29:5: the experiment has no key, variations (an experiment needs key, flow and variations)",
       ])
   }

@@ -68,12 +68,12 @@ struct ReportCommandTests {
     // pooled 3/5: z = (0.5 − 0.667) / √(0.24 · (1/3 + 1/2)) = −0.37, p = 0.7094 (one
     // comparison: Holm leaves it); chance to beat control: scipy quad of beta(2, 2).pdf ·
     // beta(3, 2).cdf over 0…1 = 0.3714.
-    // The difference: −1/6 ± norm.ppf(0.975) · √(2/3 · 1/3 / 3 + 1/2 · 1/2 / 2) (scipy), relative
-    // by the delta method.
+    // The difference: −1/6 with Newcombe's interval (−65.5…44.6 points over the Wilson
+    // intervals above; the Wald interval was −104.1…70.8), relative by the delta method.
     #expect(
       outcome.out == [
         """
-        brief vs standard on completion: no clear difference, -16.7 pp [-104.1, 70.8]
+        brief vs standard on completion: no clear difference, -16.7 pp [-65.5, 44.6]
 
         Experiment onboarding-length, flow onboarding: completion = completed / started (each user's first run after exposure)
 
@@ -81,9 +81,9 @@ struct ReportCommandTests {
         standard         3        3          2          1           0          0             4  onboarding.features (1)
         brief            3        2          1          0           0          1             2  onboarding.skill (1)
 
-                    variation  users   rate  95% CI       vs control [95% CI]      relative [95% CI]      p (Holm)  chance to beat
+                    variation  users   rate  95% CI       vs control [95% CI]     relative [95% CI]      p (Holm)  chance to beat
         completion  standard       3  66.7%  20.8%–93.9%  control
-                    brief          2  50.0%  9.5%–90.5%   -16.7 pp [-104.1, 70.8]  -25.0% [-145.0, 95.0]  0.7094    37.1%
+                    brief          2  50.0%  9.5%–90.5%   -16.7 pp [-65.5, 44.6]  -25.0% [-145.0, 95.0]  0.7094    37.1%
 
         sample ratio: exposures 3/3 against equal weights (no experiment file given) 50%/50%: chi-square 0.00, p 1.0000
 

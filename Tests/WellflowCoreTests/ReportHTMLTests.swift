@@ -105,10 +105,10 @@ struct ReportHTMLTests {
         configuration, console: Console(out: { t in page.withLock { $0.append(t) } }, err: { _ in }))
         == 0)
     let html = page.current.joined()
-    #expect(text.current.joined().contains("quick beats full on completion: +62.5 pp [45.6, 79.4]"))
-    #expect(html.contains("<p class=\"rp-note\">quick beats full on completion: +62.5 pp [45.6, 79.4]</p>"))
+    #expect(text.current.joined().contains("quick beats full on completion: +62.5 pp [42.1, 75.4]"))
+    #expect(html.contains("<p class=\"rp-note\">quick beats full on completion: +62.5 pp [42.1, 75.4]</p>"))
     for cell in [
-      "vs control [95% CI]", "relative [95% CI]", "+62.5 pp [45.6, 79.4]", "&lt; 0.001", "control",
+      "vs control [95% CI]", "relative [95% CI]", "+62.5 pp [42.1, 75.4]", "&lt; 0.001", "control",
     ] {
       #expect(html.contains("<td>\(cell)</td>") || html.contains("<th>\(cell)</th>"), "\(cell)")
     }

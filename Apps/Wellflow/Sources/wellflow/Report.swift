@@ -40,7 +40,12 @@ struct Report: AsyncParsableCommand {
       Each non-control variation also gets its difference to the control in points
       and relative, each with a 95% interval, and one verdict line on completion
       (quick beats full on completion: +44.1 pp [41.8, 46.4]); p-values below 0.001
-      print as < 0.001. The file is read once, a block at a time.
+      print as < 0.001. The points' interval is Newcombe's hybrid score interval.
+      A metric with `value: FIELD` is a mean per user (Welch's t-test); one with
+      `guardrail: true` is named first when it got worse. --sequential (or
+      `sequential: true` in the file) makes intervals and p-values always valid
+      (GrowthBook's sequential test); `covariate: FIELD` adjusts by a field of the
+      first exposure (CUPED). The file is read once, a block at a time.
 
       Exit 0 with a report; 2 when the file cannot be read, a line is not an event
       (file:line: message) or no exposure names the experiment. A last line without
@@ -72,12 +77,16 @@ struct Report: AsyncParsableCommand {
       "Also write the funnels and completion intervals, drawn as SVG, to this HTML file.", valueName: "FILE"))
   var html: String?
 
+  @Flag(help: "Always-valid intervals and p-values, for a report looked at while the experiment runs.")
+  var sequential = false
+
   @MainActor
   func run() async throws {
     var configuration = ReportConfiguration(eventsPath: events, experiment: experiment)
     configuration.format = format
     configuration.experimentsPath = experiments
     configuration.htmlPath = html
+    configuration.sequential = sequential
     let code = ReportCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }

@@ -30,6 +30,8 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
   case noExposures(experiment: String, experimentsSeen: [String])
   /// The exposures carry no flow and none was given.
   case noFlow(experiment: String)
+  /// A mean metric's field held something other than a finite number.
+  case nonNumericValue(metric: String, field: String, value: String)
 
   public var description: String {
     switch self {
@@ -40,6 +42,8 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
       return "no experiment_viewed events for experiment \(experiment); check the key (\(known))"
     case .noFlow(let experiment):
       return "experiment_viewed events for \(experiment) name no flow; give the experiment's flow explicitly"
+    case .nonNumericValue(let metric, let field, let value):
+      return "metric '\(metric)': field '\(field)' must be a number, got '\(value)'"
     }
   }
 }
@@ -55,9 +59,10 @@ public struct ExitScreen: Sendable, Equatable, Codable {
   }
 }
 
-/// A rate the report computes besides completion (an experiment file's `metrics:`): the
+/// A figure the report computes besides completion (an experiment file's `metrics:`): the
 /// share of exposed users who, after their first exposure, sent a matching event, or came
-/// back the next calendar day (UTC).
+/// back the next calendar day (UTC); or, with `value`, the mean over exposed users of the
+/// sum of that numeric field over their matching events after exposure (0 without any).
 public struct MetricDefinition: Sendable, Equatable, Codable {
   public enum Kind: String, Sendable, Codable {
     case event
@@ -72,16 +77,25 @@ public struct MetricDefinition: Sendable, Equatable, Codable {
   public var screen: String?
   /// Only events of this flow.
   public var flow: String?
+  /// A numeric field of the event: the metric is a mean of its per-user sums, not a rate.
+  public var value: String?
+  /// The report says first when a guardrail got worse (its interval lies below 0).
+  public var guardrail: Bool
 
   public init(
-    name: String, kind: Kind = .event, event: String? = nil, screen: String? = nil, flow: String? = nil
+    name: String, kind: Kind = .event, event: String? = nil, screen: String? = nil, flow: String? = nil,
+    value: String? = nil, guardrail: Bool = false
   ) {
     self.name = name
     self.kind = kind
     self.event = event
     self.screen = screen
     self.flow = flow
+    self.value = value
+    self.guardrail = guardrail
   }
+
+  public var scale: MetricScale { value == nil ? .proportion : .mean }
 
   public static let returnedNextDay = MetricDefinition(name: "returned_next_day", kind: .returnedNextDay)
 
@@ -92,16 +106,24 @@ public struct MetricDefinition: Sendable, Equatable, Codable {
   }
 }
 
-/// One variation's value of a rate: completion, or a metric.
+/// One variation's value of a rate (completion, or a metric) or of a mean metric.
 public struct RateResult: Sendable, Equatable, Codable {
   /// The metric's name (`completion` for completion).
   public var metric: String
   /// Users counted: those who started the flow (completion) or were exposed (metrics).
   public var users: Int
+  /// Users who converted; for a mean metric, users with at least one matching event.
   public var conversions: Int
+  /// Nil for a mean metric.
   public var rate: Double?
-  /// 95% Wilson interval.
+  /// 95% Wilson interval of the rate.
   public var interval: ProportionInterval?
+  /// A mean metric's mean per user, with its 95% t interval and standard deviation.
+  public var mean: Double?
+  public var meanInterval: ProportionInterval?
+  public var standardDeviation: Double?
+  /// Present (true) for a guardrail metric.
+  public var guardrail: Bool?
   /// Two-proportion z-test against the control, Holm-corrected across the variations;
   /// nil for the control and when it cannot be computed.
   public var pValue: Double?
@@ -160,6 +182,49 @@ public struct VariationReport: Sendable, Equatable, Codable {
   public var metrics: [RateResult]
 }
 
+/// CUPED: each user's covariate is a numeric field of their first exposure
+/// (`experiment_viewed`), a figure known before they saw the variation.
+public struct CupedSummary: Sendable, Equatable, Codable {
+  /// The exposure field named by the experiment's `covariate:`.
+  public var covariate: String
+  /// Exposed users whose first exposure held it (the others count as 0).
+  public var usersWithCovariate: Int
+  /// False when no exposure held it: nothing was adjusted.
+  public var applied: Bool
+
+  public init(covariate: String, usersWithCovariate: Int) {
+    self.covariate = covariate
+    self.usersWithCovariate = usersWithCovariate
+    applied = usersWithCovariate > 0
+  }
+}
+
+/// One variation's counts and sums: all the report is computed from. Completion's sums
+/// are over users who started the flow, a metric's over exposed users.
+public struct VariationTotals: Sendable, Equatable {
+  public var name: String
+  public var exposed = 0
+  public var started = 0
+  public var cancelled = 0
+  public var terminated = 0
+  public var abandoned = 0
+  /// Screens viewed in each completed run.
+  public var completedSteps: [Int] = []
+  /// Last screens of runs that did not complete, with how many ended there.
+  public var exitScreens: [String: Int] = [:]
+  /// Completed (1) or not (0) per user who started.
+  public var completion = MetricSums()
+  /// Per metric: users who reached it (sent a matching event) and its sums.
+  public var conversions: [Int]
+  public var metrics: [MetricSums]
+
+  public init(name: String, metricCount: Int) {
+    self.name = name
+    conversions = Array(repeating: 0, count: metricCount)
+    metrics = Array(repeating: MetricSums(), count: metricCount)
+  }
+}
+
 /// Per-variation funnel of an experiment, built from analytics events
 /// (`wellflow report EVENTS --experiment KEY`).
 public struct ExperimentReport: Sendable, Equatable, Codable {
@@ -180,6 +245,11 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
   public var simulated: Bool
   /// Names of the metrics reported per variation.
   public var metricNames: [String]
+  /// True when the intervals and p-values are sequential (always valid, however often the
+  /// report is looked at); absent otherwise.
+  public var sequential: Bool?
+  /// The CUPED adjustment, when the experiment names a covariate.
+  public var cuped: CupedSummary?
 
   /// Builds the report from `events` in the order they were recorded (file order, not
   /// timestamps: separate runs may reuse the same clock times).
@@ -195,21 +265,25 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
   ///   - variationOrder: variations to list first, in order (the first is the control),
   ///     even without exposures; others follow in order of first exposure.
   ///   - weights: the experiment's weights for `variationOrder`; equal weights otherwise.
-  ///   - metrics: rates to report besides completion.
+  ///   - metrics: rates and means to report besides completion.
   public init(
     experiment: String, events: [ReportEvent], flow: String? = nil, variationOrder: [String] = [],
-    weights: [Double]? = nil, metrics: [MetricDefinition] = []
+    weights: [Double]? = nil, metrics: [MetricDefinition] = [], covariate: String? = nil,
+    sequential: Bool = false
   ) throws(ReportError) {
     var builder = Builder(
-      experiment: experiment, flow: flow, variationOrder: variationOrder, metrics: metrics)
-    for event in events { builder.add(event) }
+      experiment: experiment, flow: flow, variationOrder: variationOrder, metrics: metrics,
+      covariate: covariate, sequential: sequential)
+    for event in events { try builder.addChecked(event) }
     self = try builder.report(weights: weights)
   }
 
-  /// The report from what `Builder` gathered, per variation in `order`.
-  init(
-    experiment: String, flow: String, variations gathered: [Builder.Variation], metrics: [MetricDefinition],
-    weights: [Double]?, usersInSeveralVariations: Int, usersInSeveralRuns: Int, simulated: Bool
+  /// The report from each variation's counts and sums (`VariationTotals`, control first):
+  /// what a streaming pass over events or a database query gathers.
+  public init(
+    experiment: String, flow: String, variations gathered: [VariationTotals], metrics: [MetricDefinition],
+    weights: [Double]?, usersInSeveralVariations: Int, usersInSeveralRuns: Int, simulated: Bool,
+    sequential: Bool = false, cuped: CupedSummary? = nil
   ) {
     self.experiment = experiment
     self.flow = flow
@@ -217,11 +291,14 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     self.usersInSeveralRuns = usersInSeveralRuns
     self.simulated = simulated
     self.metricNames = metrics.map(\.name)
+    self.sequential = sequential ? true : nil
+    self.cuped = cuped
+    let options = ComparisonOptions(sequential: sequential, cuped: cuped?.applied ?? false)
     var reports: [VariationReport] = []
     for variation in gathered {
       var report = Self.summarize(variation: variation)
       report.metrics = metrics.indices.map { index in
-        Self.rate(metrics[index].name, conversions: variation.conversions[index], users: variation.exposed)
+        Self.result(metrics[index], sums: variation.metrics[index], reached: variation.conversions[index])
       }
       reports.append(report)
     }
@@ -231,8 +308,11 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
           controlSuccesses: control.completed, controlTrials: control.started,
           successes: reports[index].completed, trials: reports[index].started)
       }
-      Self.compare(&reports, \.completion)
-      for metric in metrics.indices { Self.compare(&reports, \.metrics[metric]) }
+      Self.compare(&reports, \.completion, gathered.map(\.completion), .proportion, options)
+      for metric in metrics.indices {
+        Self.compare(
+          &reports, \.metrics[metric], gathered.map { $0.metrics[metric] }, metrics[metric].scale, options)
+      }
     }
     self.variations = reports
 
@@ -273,33 +353,41 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
       interval: Statistics.wilsonInterval(successes: conversions, trials: users))
   }
 
-  /// Fills each non-control variation's Holm-corrected p-value and chance to beat control.
+  private static func result(_ metric: MetricDefinition, sums: MetricSums, reached: Int) -> RateResult {
+    var result: RateResult
+    switch metric.scale {
+    case .proportion:
+      result = rate(metric.name, conversions: reached, users: sums.count)
+    case .mean:
+      result = RateResult(metric: metric.name, users: sums.count, conversions: reached)
+      result.mean = sums.mean
+      result.meanInterval = Statistics.meanInterval(sums)
+      result.standardDeviation = sums.count > 1 ? sums.sampleVariance.squareRoot() : nil
+    }
+    if metric.guardrail { result.guardrail = true }
+    return result
+  }
+
+  /// Fills each non-control variation's difference, Holm-corrected p-value and chance to
+  /// beat control, from the variations' sums.
   private static func compare(
-    _ reports: inout [VariationReport], _ path: WritableKeyPath<VariationReport, RateResult>
+    _ reports: inout [VariationReport], _ path: WritableKeyPath<VariationReport, RateResult>,
+    _ sums: [MetricSums], _ scale: MetricScale, _ options: ComparisonOptions
   ) {
-    let control = reports[0][keyPath: path]
     var raw: [Double?] = []
     for index in reports.indices.dropFirst() {
-      let value = reports[index][keyPath: path]
-      raw.append(
-        Statistics.twoProportionTest(
-          controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
-          trials: value.users)?.pValue)
-      reports[index][keyPath: path].difference = Statistics.proportionDifference(
-        controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
-        trials: value.users)
-      if control.users > 0, value.users > 0 {
-        reports[index][keyPath: path].chanceToBeatControl = Statistics.chanceToBeatControl(
-          controlSuccesses: control.conversions, controlTrials: control.users, successes: value.conversions,
-          trials: value.users)
-      }
+      let comparison = Statistics.compare(
+        control: sums[0], variation: sums[index], scale: scale, options: options)
+      raw.append(comparison?.pValue)
+      reports[index][keyPath: path].difference = comparison?.difference
+      reports[index][keyPath: path].chanceToBeatControl = comparison?.chanceToBeat
     }
     for (offset, adjusted) in Statistics.holm(raw).enumerated() {
       reports[offset + 1][keyPath: path].pValue = adjusted
     }
   }
 
-  private static func summarize(variation gathered: Builder.Variation) -> VariationReport {
+  private static func summarize(variation gathered: VariationTotals) -> VariationReport {
     let completedSteps = gathered.completedSteps
     let started = gathered.started
     let completed = completedSteps.count

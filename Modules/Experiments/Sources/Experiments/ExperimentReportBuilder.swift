@@ -32,6 +32,15 @@ extension ExperimentReport {
     private var userIndex: [String: Int32] = [:]
     private var users: [UserState] = []
 
+    /// CUPED's covariate: a numeric field of each user's first exposure.
+    public let covariate: String?
+    private var usersWithCovariate = 0
+    private let sequential: Bool
+    /// Indices of the mean metrics, and whether any matching event (of any user) held the
+    /// metric's field.
+    private let meanMetrics: [Int]
+    private var valueSeen: [Bool]
+
     /// - Parameters:
     ///   - flow: the experiment's flow; by default the flow most of its exposures name.
     ///   - variationOrder: variations to list first (the first is the control); others
@@ -41,9 +50,13 @@ extension ExperimentReport {
     public init(
       experiment: String, flow: String? = nil, variationOrder: [String] = [],
       metrics: [MetricDefinition] = [],
-      ordersByVariationID: Bool = false
+      ordersByVariationID: Bool = false, covariate: String? = nil, sequential: Bool = false
     ) {
       self.experiment = experiment
+      self.covariate = covariate
+      self.sequential = sequential
+      meanMetrics = metrics.indices.filter { metrics[$0].value != nil }
+      valueSeen = Array(repeating: false, count: metrics.count)
       self.givenFlow = flow
       self.metrics = metrics
       self.ordersByVariationID = ordersByVariationID && variationOrder.isEmpty
@@ -70,6 +83,10 @@ extension ExperimentReport {
       var moreConverted: Set<Int>? = nil
       /// The first run of each flow after exposure, by flow index (usually one).
       var runs: [(flow: Int32, run: CompactRun)] = []
+      /// CUPED's covariate (0 without one).
+      var covariate: Double = 0
+      /// Mean metrics' sums, by metric index; empty until the first value.
+      var values: [Double] = []
     }
 
     /// A user's first run of a flow after exposure: how it ended, how many screens it
@@ -84,8 +101,31 @@ extension ExperimentReport {
     /// Users whose state is held: the exposed ones.
     var heldUsers: Int { users.count }
 
-    /// Adds the next event of the file.
+    /// Metrics whose field no matching event held (a misspelt field, or events that never
+    /// carry it): what they report would be all zeros.
+    public var metricsWithoutValues: [MetricDefinition] {
+      meanMetrics.filter { !valueSeen[$0] }.map { metrics[$0] }
+    }
+
+    /// Adds the next event of the file; a mean metric's value that is not a number is
+    /// left out.
     public mutating func add(_ event: ReportEvent) {
+      try? addChecked(event)
+    }
+
+    /// Adds the next event of the file, refusing one whose mean metric's value is not a
+    /// finite number (the event is not added).
+    public mutating func addChecked(_ event: ReportEvent) throws(ReportError) {
+      var values: [(Int, Double)] = []
+      for index in meanMetrics where self.metrics[index].matches(event) {
+        let field = self.metrics[index].value!
+        guard let text = event.fields[field] else { continue }
+        guard let number = Double(text), number.isFinite else {
+          throw .nonNumericValue(metric: self.metrics[index].name, field: field, value: text)
+        }
+        valueSeen[index] = true
+        values.append((index, number))
+      }
       let isExposure = event.event == "experiment_viewed"
       if isExposure, let name = event.fields["experiment"], !experimentsSeen.contains(name) {
         experimentsSeen.insert(name)
@@ -111,6 +151,11 @@ extension ExperimentReport {
       }
       let metrics = self.metrics
       Self.update(&users[Int(index)], with: event, flow: flowNumber, screen: screenNumber, metrics: metrics)
+      if !values.isEmpty {
+        let user = Int(index)
+        if users[user].values.isEmpty { users[user].values = Array(repeating: 0, count: metrics.count) }
+        for (metric, value) in values { users[user].values[metric] += value }
+      }
     }
 
     private static func intern(_ name: String, in table: inout [String: Int32]) -> Int32 {
@@ -152,8 +197,13 @@ extension ExperimentReport {
         if users[user].variation != variationIndex { users[user].severalVariations = true }
       } else {
         userIndex[event.user] = Int32(users.count)
-        users.append(
-          UserState(variation: variationIndex, lastStamp: event.ts, exposureDay: Self.day(of: event.ts)))
+        var state = UserState(
+          variation: variationIndex, lastStamp: event.ts, exposureDay: Self.day(of: event.ts))
+        if let covariate, let value = event.fields[covariate].flatMap(Double.init), value.isFinite {
+          state.covariate = value
+          usersWithCovariate += 1
+        }
+        users.append(state)
       }
     }
 
@@ -204,21 +254,6 @@ extension ExperimentReport {
       }
     }
 
-    /// One variation's counts, as the report needs them.
-    struct Variation {
-      var name: String
-      var exposed = 0
-      var started = 0
-      var cancelled = 0
-      var terminated = 0
-      var abandoned = 0
-      /// Screens viewed in each completed run.
-      var completedSteps: [Int] = []
-      /// Last screens of runs that did not complete, with how many ended there.
-      var exitScreens: [String: Int] = [:]
-      var conversions: [Int]
-    }
-
     /// The report of what was added, with `weights` for the sample ratio check.
     public func report(weights: [Double]? = nil) throws(ReportError) -> ExperimentReport {
       guard exposures > 0 else {
@@ -237,25 +272,27 @@ extension ExperimentReport {
       }
       // From the order users were indexed in to the order listed.
       let position = Dictionary(uniqueKeysWithValues: listed.enumerated().map { ($0.element, $0.offset) })
-      var gathered = listed.map {
-        Variation(name: $0, conversions: Array(repeating: 0, count: metrics.count))
-      }
+      var gathered = listed.map { VariationTotals(name: $0, metricCount: metrics.count) }
       var several = (variations: 0, runs: 0)
       for user in users {
         if user.severalVariations { several.variations += 1 }
         if user.severalRuns { several.runs += 1 }
         let slot = position[order[Int(user.variation)]]!
         gathered[slot].exposed += 1
-        for index in metrics.indices
-        where index < 64
-          ? user.converted & (1 << UInt64(index)) != 0 : user.moreConverted?.contains(index) == true
-        {
-          gathered[slot].conversions[index] += 1
+        for index in metrics.indices {
+          let reached =
+            index < 64
+            ? user.converted & (1 << UInt64(index)) != 0 : user.moreConverted?.contains(index) == true
+          if reached { gathered[slot].conversions[index] += 1 }
+          let value =
+            metrics[index].value == nil ? (reached ? 1 : 0) : user.values.isEmpty ? 0 : user.values[index]
+          gathered[slot].metrics[index].add(value, covariate: user.covariate)
         }
         guard let flowNumber, let run = user.runs.first(where: { $0.flow == flowNumber })?.run else {
           continue
         }
         gathered[slot].started += 1
+        gathered[slot].completion.add(run.state == .completed ? 1 : 0, covariate: user.covariate)
         switch run.state {
         case .completed:
           gathered[slot].completedSteps.append(Int(run.screenCount))
@@ -269,7 +306,9 @@ extension ExperimentReport {
       }
       return ExperimentReport(
         experiment: experiment, flow: flow, variations: gathered, metrics: metrics, weights: weights,
-        usersInSeveralVariations: several.variations, usersInSeveralRuns: several.runs, simulated: simulated)
+        usersInSeveralVariations: several.variations, usersInSeveralRuns: several.runs, simulated: simulated,
+        sequential: sequential,
+        cuped: covariate.map { CupedSummary(covariate: $0, usersWithCovariate: usersWithCovariate) })
     }
 
     private static func mostCommon(_ counts: [String: Int]) -> String? {

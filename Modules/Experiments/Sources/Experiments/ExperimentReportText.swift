@@ -4,11 +4,11 @@ import Foundation
 extension ExperimentReport {
   /// A plain-text report for the terminal (`--format text`): warnings first, the funnel,
   /// then each rate with its interval, corrected p-value and chance to beat control.
-  /// What a reader must know before any figure, in order: a sample ratio mismatch, users
-  /// seen in several runs, then that the events were simulated. Every format shows these
-  /// first.
+  /// What a reader must know before any figure, in order: a guardrail that got worse, a
+  /// sample ratio mismatch, users seen in several runs, then that the events were
+  /// simulated. Every format shows these first.
   public var warnings: [String] {
-    var warnings: [String] = []
+    var warnings = guardrailWarnings
     if let check = sampleRatio, check.mismatch {
       warnings.append(
         "sample ratio mismatch: " + Self.ratioLine(check)
@@ -26,6 +26,40 @@ extension ExperimentReport {
     return warnings
   }
 
+  /// One line per guardrail metric and variation whose difference's interval lies wholly
+  /// below 0.
+  var guardrailWarnings: [String] {
+    guard let control = variations.first else { return [] }
+    var lines: [String] = []
+    for (index, name) in metricNames.enumerated() {
+      for variation in variations.dropFirst() where index < variation.metrics.count {
+        let result = variation.metrics[index]
+        guard result.guardrail == true, let difference = result.difference?.absolute, difference.upper < 0
+        else { continue }
+        lines.append(
+          "guardrail got worse: " + Self.verdict(variation.variation, control.variation, name, result))
+      }
+    }
+    return lines
+  }
+
+  /// How the intervals were made, when not the default: sequential, CUPED.
+  public var methodNotes: [String] {
+    var notes: [String] = []
+    if sequential == true {
+      notes.append(
+        "sequential: intervals and p-values stay valid however often you look (GrowthBook's sequential "
+          + "test, tuned for 5,000 users)")
+    }
+    if let cuped {
+      notes.append(
+        cuped.applied
+          ? "CUPED: adjusted by '\(cuped.covariate)' of the first exposure (\(cuped.usersWithCovariate) user(s) had it; others count as 0)"
+          : "CUPED: no exposure holds '\(cuped.covariate)', so nothing was adjusted")
+    }
+    return notes
+  }
+
   /// One line per non-control variation on completion, said as a decision:
   /// `quick beats full on completion: +44.1 pp [41.8, 46.4]` when the 95% interval of the
   /// difference lies above 0, `… is worse than …` below it, `no clear difference` across it.
@@ -41,7 +75,8 @@ extension ExperimentReport {
     guard let difference = rate.difference?.absolute else {
       return "\(variation) vs \(control) on \(metric): not applicable (no users to compare on one side)"
     }
-    let figure = points(difference)
+    let figure =
+      rate.mean != nil || rate.rate == nil && rate.interval == nil ? amount(difference) : points(difference)
     if difference.lower > 0 { return "\(variation) beats \(control) on \(metric): \(figure)" }
     if difference.upper < 0 { return "\(variation) is worse than \(control) on \(metric): \(figure)" }
     return "\(variation) vs \(control) on \(metric): no clear difference, \(figure)"
@@ -52,6 +87,22 @@ extension ExperimentReport {
     String(
       format: "%+.1f pp [%.1f, %.1f]", difference.estimate * 100, difference.lower * 100,
       difference.upper * 100)
+  }
+
+  /// `+0.21 [-0.05, 0.47]`: a mean's difference with the 95% interval.
+  static func amount(_ difference: DifferenceInterval) -> String {
+    "\(signed(difference.estimate)) [\(plain(difference.lower)), \(plain(difference.upper))]"
+  }
+
+  /// Three significant digits at least, two decimals at most below 1000: `3.42`, `1250`.
+  public static func plain(_ value: Double) -> String {
+    let text = abs(value) >= 1000 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+    return text == "-0.00" ? "0.00" : text
+  }
+
+  static func signed(_ value: Double) -> String {
+    let text = plain(value)
+    return text.hasPrefix("-") || text == "0.00" ? text : "+" + text
   }
 
   /// `+12.0% [3.1, 20.9]`: relative to the control, with the 95% interval.
@@ -86,6 +137,8 @@ extension ExperimentReport {
     for warning in warnings { text += warning + "\n\n" }
     let verdicts = verdicts
     if !verdicts.isEmpty { text += verdicts.joined(separator: "\n") + "\n\n" }
+    let notes = methodNotes
+    if !notes.isEmpty { text += notes.joined(separator: "\n") + "\n\n" }
     text += "Experiment \(experiment), flow \(flow): completion = completed / started "
     text += "(each user's first run after exposure)\n\n"
     let funnelHeader = [
@@ -129,8 +182,10 @@ extension ExperimentReport {
         let rate = index == 0 ? v.completion : v.metrics[index - 1]
         let cells = [
           csvField(name), csvField(v.variation), String(rate.users), String(rate.conversions),
-          rate.rate.map(Self.number) ?? "", rate.interval.map { Self.number($0.lower) } ?? "",
-          rate.interval.map { Self.number($0.upper) } ?? "", rate.pValue.map(Self.number) ?? "",
+          (rate.rate ?? rate.mean).map(Self.number) ?? "",
+          (rate.interval ?? rate.meanInterval).map { Self.number($0.lower) } ?? "",
+          (rate.interval ?? rate.meanInterval).map { Self.number($0.upper) } ?? "",
+          rate.pValue.map(Self.number) ?? "",
           rate.chanceToBeatControl.map(Self.number) ?? "", srm, trustworthy ? "true" : "false",
           simulated ? "true" : "false",
         ]
@@ -163,6 +218,16 @@ extension ExperimentReport {
     -> [String]
   {
     let na = notApplicable
+    if rate.mean != nil || rate.standardDeviation != nil {
+      return [
+        name, variation, String(rate.users), rate.mean.map { "mean " + plain($0) } ?? na,
+        rate.meanInterval.map { plain($0.lower) + "–" + plain($0.upper) } ?? na,
+        isControl ? "control" : rate.difference.map { amount($0.absolute) } ?? na,
+        isControl ? "" : rate.difference?.relative.map(relative) ?? na,
+        isControl ? "" : rate.pValue.map(comparisonP) ?? na,
+        isControl ? "" : rate.chanceToBeatControl.map(percent) ?? na,
+      ]
+    }
     return [
       name, variation, String(rate.users), rate.rate.map(percent) ?? na,
       rate.interval.map { percent($0.lower) + "–" + percent($0.upper) } ?? na,

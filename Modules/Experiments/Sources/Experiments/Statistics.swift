@@ -1,6 +1,6 @@
 import Foundation
 
-/// A confidence interval for a proportion.
+/// A confidence interval for a proportion (or a mean).
 public struct ProportionInterval: Sendable, Equatable, Codable {
   public var lower: Double
   public var upper: Double
@@ -205,7 +205,9 @@ extension Statistics {
   /// The difference of two means, each with its variance (of one unit) and count: a
   /// Wald interval with unpooled variances for the absolute difference, the delta method
   /// for the relative one (as GrowthBook's frequentist engine). Nil without units on
-  /// either side.
+  /// either side. The report takes only the relative interval of rates from here: a Wald
+  /// interval of a difference of rates leaves ±100 pp with a few users and is a point
+  /// when both rates are 0% or 100% (`newcombeInterval` does neither).
   public static func difference(
     control: (mean: Double, variance: Double, count: Int),
     variation: (mean: Double, variance: Double, count: Int),

@@ -22,6 +22,13 @@ public struct ExperimentFile: Sendable {
   public var variants: [DeclaredVariant]
   /// Each experiment's `metrics:` (rates `wellflow report` adds to completion), by key.
   public var metrics: [String: [MetricDefinition]] = [:]
+  /// Where each metric's `value:` is written, by key then metric name: a report that finds
+  /// no event holding the field points there.
+  public var valuePositions: [String: [String: SourcePosition]] = [:]
+  /// Each experiment's `covariate:` (CUPED), by key.
+  public var covariates: [String: String] = [:]
+  /// Keys of the experiments with `sequential: true`.
+  public var sequential: Set<String> = []
   /// The registry given, with the file's variants registered.
   public var registry: FlowRegistry
 
@@ -33,9 +40,9 @@ public struct ExperimentFile: Sendable {
   public static let topLevelKeys = ["experiments", "variants", "followUps"]
   public static let experimentKeys = [
     "key", "flow", "variations", "weights", "coverage", "hashVersion", "condition", "hashAttribute", "seed",
-    "namespace", "metrics",
+    "namespace", "metrics", "sequential", "covariate",
   ]
-  public static let metricKeys = ["name", "event", "screen", "flow"]
+  public static let metricKeys = ["name", "event", "screen", "flow", "value", "guardrail"]
 
   /// Reads and checks the file; every problem is reported, one `file:line:column: message`
   /// each, and nothing is returned unless there are none.
@@ -56,6 +63,9 @@ private struct ExperimentFileLoader {
   var registry: FlowRegistry
   var problems: [ScriptProblem] = []
   var metrics: [String: [MetricDefinition]] = [:]
+  var valuePositions: [String: [String: SourcePosition]] = [:]
+  var covariates: [String: String] = [:]
+  var sequential: Set<String> = []
 
   init(path: String, registry: FlowRegistry) {
     self.path = path
@@ -112,6 +122,9 @@ private struct ExperimentFileLoader {
     }
     var file = ExperimentFile(path: path, experiments: experiments, variants: variants, registry: registry)
     file.metrics = metrics
+    file.valuePositions = valuePositions
+    file.covariates = covariates
+    file.sequential = sequential
     return file
   }
 
@@ -325,7 +338,21 @@ private struct ExperimentFileLoader {
     if let node = field("seed") { experiment.seed = node.scalarText }
     if let node = field("namespace") { experiment.namespace = namespace(node) }
     if let node = field("metrics"), let key {
-      metrics[key] = metricList(node)
+      metrics[key] = metricList(node, key: key)
+    }
+    if let node = field("sequential") {
+      if case .bool(let flag) = node.value {
+        if flag, let key { sequential.insert(key) }
+      } else {
+        report(node.position, "sequential must be true or false, got \(node.described)")
+      }
+    }
+    if let node = field("covariate"), let name = text(node, "covariate") {
+      if name.isEmpty {
+        report(node.position, "covariate must name a numeric field of the experiment_viewed events")
+      } else if let key {
+        covariates[key] = name
+      }
     }
     var conditionNode: YNode?
     if let node = field("condition") {
@@ -351,11 +378,12 @@ private struct ExperimentFileLoader {
   }
 
   /// `metrics: [returned_next_day, {event: mood_saved}, {name: …, event: screen_viewed, screen: …, flow: …}]`
-  mutating func metricList(_ node: YNode) -> [MetricDefinition] {
+  mutating func metricList(_ node: YNode, key: String) -> [MetricDefinition] {
     guard let items = node.items else {
       report(
         node.position,
-        "metrics must be a list (returned_next_day, or {event, screen, flow, name}), got \(node.typeName)")
+        "metrics must be a list (returned_next_day, or {event, screen, flow, value, guardrail, name}), got \(node.typeName)"
+      )
       return []
     }
     var metrics: [MetricDefinition] = []
@@ -395,9 +423,24 @@ private struct ExperimentFileLoader {
         {
           report(flowNode.position, "metrics: unknown flow '\(clipped(flow))'\(flowList(flow))")
         }
+        let field = value("value")
+        var guardrail = false
+        if let node = fields.first(where: { $0.key == "guardrail" })?.value {
+          if case .bool(let flag) = node.value {
+            guardrail = flag
+          } else {
+            report(node.position, "metrics: guardrail must be true or false, got \(node.described)")
+          }
+        }
         if let event {
-          let name = value("name") ?? ([event] + [screen, flow].compactMap { $0 }).joined(separator: " ")
-          metric = MetricDefinition(name: name, event: event, screen: screen, flow: flow)
+          let name =
+            value("name")
+            ?? ([event] + [screen, flow].compactMap { $0 } + [field].compactMap { $0 }).joined(separator: " ")
+          metric = MetricDefinition(
+            name: name, event: event, screen: screen, flow: flow, value: field, guardrail: guardrail)
+          if field != nil, let valueNode = fields.first(where: { $0.key == "value" })?.value {
+            valuePositions[key, default: [:]][name] = valueNode.position
+          }
         } else if !fields.contains(where: { $0.key == "event" }) {
           report(item.position, "a metric needs event: (the event name, e.g. screen_viewed)")
         }

@@ -13,6 +13,8 @@ public struct ReportConfiguration: Sendable {
   public var experimentsPath: String?
   /// `--html FILE`: the funnels and intervals drawn as SVG in one page.
   public var htmlPath: String?
+  /// `--sequential`: always-valid intervals and p-values, as `sequential: true` in the file.
+  public var sequential = false
 
   public init(eventsPath: String, experiment: String) {
     self.eventsPath = eventsPath
@@ -40,6 +42,9 @@ public enum ReportCommand {
     var order: [String] = []
     var weights: [Double]?
     var metrics: [MetricDefinition] = []
+    var covariate: String?
+    var sequential = configuration.sequential
+    var valuePositions: [String: SourcePosition] = [:]
     if let path = configuration.experimentsPath {
       let registry: FlowRegistry
       do {
@@ -57,6 +62,9 @@ public enum ReportCommand {
         order = experiment.variations
         weights = experiment.weights ?? GrowthBook.equalWeights(experiment.variations.count)
         metrics = file.metrics[experiment.key] ?? []
+        covariate = file.covariates[experiment.key]
+        if file.sequential.contains(experiment.key) { sequential = true }
+        valuePositions = file.valuePositions[experiment.key] ?? [:]
       case .failure(let failure):
         for problem in failure.problems { console.err(problem.description) }
         return 2
@@ -65,12 +73,33 @@ public enum ReportCommand {
     // One pass over the file: the builder keeps a compact state per exposed user only.
     var builder = ExperimentReport.Builder(
       experiment: configuration.experiment, flow: flow, variationOrder: order, metrics: metrics,
-      ordersByVariationID: order.isEmpty)
+      ordersByVariationID: order.isEmpty, covariate: covariate, sequential: sequential)
+    let fields = readFields.union(metrics.compactMap(\.value)).union([covariate].compactMap { $0 })
     let summary: EventsFile.Summary
     do {
-      summary = try EventsFile.forEach(path: configuration.eventsPath, fields: readFields) { builder.add($0) }
+      summary = try EventsFile.forEach(path: configuration.eventsPath, fields: fields) { event in
+        do {
+          try builder.addChecked(event)
+        } catch {
+          // Positioned by the reader: `events.ndjson:17: metric …`.
+          throw EventLine.Problem(message: terminalSafe("\(error)", limit: 4 * nameLimit))
+        }
+      }
     } catch {
       return fail("\(error)")
+    }
+    let missing = builder.metricsWithoutValues
+    if !missing.isEmpty, let path = configuration.experimentsPath {
+      for metric in missing {
+        let position = valuePositions[metric.name] ?? SourcePosition(file: path, line: 0, column: 0)
+        console.err(
+          ScriptProblem(
+            position,
+            "metrics: no \(metric.event ?? "") event in \(configuration.eventsPath) has a field '\(metric.value ?? "")'"
+              + " (metric '\(metric.name)'); check the field's name"
+          ).description)
+      }
+      return 2
     }
     if let truncated = summary.truncated {
       console.err(

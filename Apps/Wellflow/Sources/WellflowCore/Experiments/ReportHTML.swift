@@ -65,8 +65,14 @@ public struct ReportHTML: Sendable, Equatable {
   /// its 95% interval and the p-value against the control.
   public init(_ report: ExperimentReport) {
     func percent(_ rate: RateResult) -> String {
-      guard let value = rate.rate else { return "–" }
-      var text = String(format: "%.1f%%", value * 100)
+      var text: String
+      if let value = rate.rate {
+        text = String(format: "%.1f%%", value * 100)
+      } else if let mean = rate.mean {
+        text = "mean " + ExperimentReport.plain(mean)
+      } else {
+        return "–"
+      }
       if let p = rate.pValue { text += String(format: " (p %.3g)", p) }
       return text
     }
@@ -96,7 +102,7 @@ public struct ReportHTML: Sendable, Equatable {
             ),
           ] + variation.metrics.map { ($0.metric, percent($0)) })
       },
-      notes: report.warnings + report.verdicts
+      notes: report.warnings + report.verdicts + report.methodNotes
         + (report.usersInSeveralVariations > 0
           ? [
             "\(report.usersInSeveralVariations) users saw more than one variation;"

@@ -490,6 +490,15 @@ struct SchemaBuilder {
             ]))
         )
       case "metrics": (key, Self.list(metric()))
+      case "sequential":
+        (key, Self.described("Always-valid intervals and p-values (wellflow report).", Self.type("boolean")))
+      case "covariate":
+        (
+          key,
+          Self.described(
+            "CUPED: a numeric field of each user's first experiment_viewed event, known before exposure.",
+            text)
+        )
       default: (key, .object([]))
       }
     }
@@ -502,6 +511,13 @@ struct SchemaBuilder {
       switch key {
       case "flow": (key, ids("flow", vocabulary.flows.keys, "A registered flow."))
       case "screen": (key, ids("screen", vocabulary.screens, "A registered screen."))
+      case "value":
+        (
+          key,
+          Self.described("A numeric field of the event: the metric is the mean per user of its sum.", text)
+        )
+      case "guardrail":
+        (key, Self.described("Named first in the report when it got worse.", Self.type("boolean")))
       default: (key, text)
       }
     }

@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+
+@testable import Experiments
+
+/// Mean metrics, sequential tests and CUPED against reference values computed with
+/// Python 3.11, SciPy 1.17.1 and GrowthBook's `gbstats` 0.8.0 (PyPI): for the users
+/// below, `scipy.stats.ttest_ind(b, a, equal_var=False)`, `scipy.stats.t.interval`,
+/// `gbstats.frequentist.tests.TwoSidedTTest` and `SequentialTwoSidedTTest` (default
+/// tuning 5000) over `SampleMeanStatistic` / `ProportionStatistic`, and for CUPED
+/// `RegressionAdjustedStatistic` with `compute_theta`
+/// (`Tools/GrowthBookReference/statistics_reference.py` prints them). The Swift side sees
+/// only the sums, as a database would give them.
+@Suite("Mean metrics, sequential tests and CUPED against SciPy and gbstats")
+struct MeanMetricTests {
+  static let control: [Double] = [3, 0, 5, 2, 2, 7, 1, 0, 4, 3, 6, 2]
+  static let variation: [Double] = [4, 6, 3, 8, 5, 2, 7, 4, 9, 5]
+  static let controlCovariate: [Double] = [2, 1, 4, 2, 1, 6, 1, 0, 3, 3, 5, 1]
+  static let variationCovariate: [Double] = [3, 4, 3, 6, 4, 2, 5, 3, 7, 4]
+
+  static func sums(_ values: [Double], _ covariates: [Double]? = nil) -> MetricSums {
+    var sums = MetricSums()
+    for (index, value) in values.enumerated() { sums.add(value, covariate: covariates?[index] ?? 0) }
+    return sums
+  }
+
+  static func close(_ a: Double?, _ b: Double, tolerance: Double = 1e-9) -> Bool {
+    guard let a else { return false }
+    return abs(a - b) <= tolerance * max(1, abs(b))
+  }
+
+  static func expect(
+    _ interval: DifferenceInterval?, _ estimate: Double, _ lower: Double, _ upper: Double,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    #expect(
+      close(interval?.estimate, estimate), "\(String(describing: interval))", sourceLocation: sourceLocation)
+    #expect(close(interval?.lower, lower), "\(String(describing: interval))", sourceLocation: sourceLocation)
+    #expect(close(interval?.upper, upper), "\(String(describing: interval))", sourceLocation: sourceLocation)
+  }
+
+  @Test func sumsAreWhatADatabaseWouldGive() {
+    #expect(
+      Self.sums(Self.control, Self.controlCovariate)
+        == MetricSums(
+          count: 12, sum: 35, sumOfSquares: 157, covariateSum: 29, covariateSumOfSquares: 107,
+          sumOfProducts: 128
+        ))
+  }
+
+  @Test func welchTestMatchesSciPyAndGbstats() throws {
+    let comparison = try #require(
+      Statistics.compare(control: Self.sums(Self.control), variation: Self.sums(Self.variation), scale: .mean)
+    )
+    // ttest_ind(..., equal_var=False): statistic 2.5039, df 19.355.
+    #expect(Self.close(comparison.pValue, 0.02137793129281601, tolerance: 1e-8))
+    Self.expect(comparison.difference.absolute, 2.3833333333333333, 0.39354009745341134, 4.373126569213255)
+    Self.expect(comparison.difference.relative, 0.8171428571428572, -0.16131619761946248, 1.7956019119051767)
+  }
+
+  @Test func meanIntervalMatchesSciPy() throws {
+    let interval = try #require(Statistics.meanInterval(Self.sums(Self.control)))
+    #expect(Self.close(interval.lower, 1.497013573418498))
+    #expect(Self.close(interval.upper, 4.336319759914835))
+    #expect(Statistics.meanInterval(Self.sums([4])) == nil, "one user has no spread")
+  }
+
+  @Test func studentTMatchesSciPy() {
+    #expect(Self.close(Statistics.studentTQuantile(0.975, degreesOfFreedom: 3.5), 2.9400886379827282))
+    #expect(Self.close(Statistics.studentTTwoSidedPValue(2.1, degreesOfFreedom: 7.3), 0.0722467134248534))
+  }
+
+  @Test func sequentialMatchesGbstats() throws {
+    let options = ComparisonOptions(sequential: true)
+    let means = try #require(
+      Statistics.compare(
+        control: Self.sums(Self.control), variation: Self.sums(Self.variation), scale: .mean, options: options
+      ))
+    #expect(Self.close(means.pValue, 0.9152065163588942))
+    Self.expect(means.difference.absolute, 2.3833333333333333, -10.337081876456324, 15.10374854312299)
+    Self.expect(means.difference.relative, 0.8171428571428572, -5.437982156814183, 7.072267871099898)
+
+    let rates = try #require(
+      Statistics.compare(
+        control: MetricSums(conversions: 450, users: 1000),
+        variation: MetricSums(conversions: 520, users: 1000),
+        scale: .proportion, options: options))
+    #expect(Self.close(rates.pValue, 0.048149655568072006))
+    Self.expect(rates.difference.absolute, 0.07, 0.00035303510609593913, 0.13964696489390407)
+    Self.expect(rates.difference.relative, 0.15555555555555556, -0.011636282943409876, 0.322747394054521)
+  }
+
+  /// A difference of rates stays within ±100 pp, sequential or not.
+  @Test func aSequentialRateDifferenceStaysWithinOneHundredPoints() throws {
+    let comparison = try #require(
+      Statistics.compare(
+        control: MetricSums(conversions: 0, users: 71), variation: MetricSums(conversions: 60, users: 71),
+        scale: .proportion, options: ComparisonOptions(sequential: true)))
+    #expect(comparison.difference.absolute.upper == 1)
+    #expect(comparison.difference.absolute.lower > 0.5)
+  }
+
+  @Test func cupedMatchesGbstats() throws {
+    let control = Self.sums(Self.control, Self.controlCovariate)
+    let variation = Self.sums(Self.variation, Self.variationCovariate)
+    let adjusted = try #require(
+      Statistics.compare(
+        control: control, variation: variation, scale: .mean, options: ComparisonOptions(cuped: true)))
+    // θ = 1.2965260545905706.
+    #expect(Self.close(adjusted.pValue, 0.41385190008898776, tolerance: 1e-8))
+    Self.expect(adjusted.difference.absolute, 0.20084780810587333, -0.3012493594623644, 0.7029449756741111)
+    Self.expect(adjusted.difference.relative, 0.06886210563629944, -0.19346722358651322, 0.33119143485911207)
+
+    let both = try #require(
+      Statistics.compare(
+        control: control, variation: variation, scale: .mean,
+        options: ComparisonOptions(sequential: true, cuped: true)))
+    #expect(both.pValue == 1)
+    Self.expect(both.difference.absolute, 0.20084780810587333, -3.0153525147133924, 3.417048130925139)
+    Self.expect(both.difference.relative, 0.06886210563629944, -1.6114972507361054, 1.7492214620087043)
+  }
+
+  /// A covariate that does not vary adjusts nothing (θ = 0).
+  @Test func cupedWithoutCovariateIsThePlainTest() throws {
+    let plain = Statistics.compare(
+      control: Self.sums(Self.control), variation: Self.sums(Self.variation), scale: .mean)
+    let adjusted = Statistics.compare(
+      control: Self.sums(Self.control), variation: Self.sums(Self.variation), scale: .mean,
+      options: ComparisonOptions(cuped: true))
+    #expect(plain == adjusted)
+  }
+
+  private func event(_ user: String, _ name: String, _ second: Double, fields: [String: String] = [:])
+    -> ReportEvent
+  {
+    ReportEvent(
+      ts: Date(timeIntervalSince1970: 1_772_434_800 + second), user: user, event: name, flow: "checkin",
+      fields: fields)
+  }
+
+  /// Each exposed user's value is the sum of the field over their events after exposure
+  /// (0 without any); events before exposure and of users never exposed do not count.
+  @Test func aMeanMetricSumsEachUsersValues() throws {
+    let metric = MetricDefinition(name: "mood score", event: "mood_saved", value: "score", guardrail: true)
+    var events: [ReportEvent] = [event("u1", "mood_saved", 0, fields: ["score": "9"])]
+    for (index, values) in [[3.0, 1], [], [2]].enumerated() {
+      let user = "u\(index + 1)"
+      events.append(event(user, "experiment_viewed", 1, fields: ["experiment": "x", "variation": "a"]))
+      for value in values { events.append(event(user, "mood_saved", 2, fields: ["score": "\(value)"])) }
+    }
+    for (index, value) in [1.0, 0, 2].enumerated() {
+      let user = "v\(index + 1)"
+      events.append(event(user, "experiment_viewed", 1, fields: ["experiment": "x", "variation": "b"]))
+      events.append(event(user, "mood_saved", 2, fields: ["score": "\(value)"]))
+    }
+    events.append(event("w1", "mood_saved", 2, fields: ["score": "50"]))
+    let report = try ExperimentReport(
+      experiment: "x", events: events, variationOrder: ["a", "b"], metrics: [metric])
+    let control = report.variations[0].metrics[0]
+    #expect(control.mean == 2, "(4 + 0 + 2) / 3")
+    #expect(control.conversions == 2, "users with a mood_saved")
+    #expect(control.rate == nil && control.guardrail == true)
+    let other = report.variations[1].metrics[0]
+    #expect(other.mean == 1)
+    let difference = try #require(other.difference?.absolute)
+    #expect(difference.estimate == -1)
+    // A guardrail is named first only when its interval lies below 0; here it spans 0.
+    #expect(report.warnings.allSatisfy { !$0.hasPrefix("guardrail") })
+    #expect(
+      ExperimentReport.verdict("b", "a", "mood score", other).hasPrefix(
+        "b vs a on mood score: no clear difference, -1.00 ["))
+  }
+
+  @Test func aGuardrailThatGotWorseIsSaidFirst() throws {
+    let metric = MetricDefinition(name: "mood score", event: "mood_saved", value: "score", guardrail: true)
+    var events: [ReportEvent] = []
+    for index in 0..<40 {
+      let variation = index % 2 == 0 ? "a" : "b"
+      let user = "u\(index)"
+      events.append(
+        event(
+          user, "experiment_viewed", 1,
+          fields: ["experiment": "x", "variation": variation, "source": "script"]))
+      let score = variation == "a" ? 5 + Double(index % 3) : 2 + Double(index % 3)
+      events.append(event(user, "mood_saved", 2, fields: ["score": "\(score)"]))
+    }
+    let report = try ExperimentReport(
+      experiment: "x", events: events, variationOrder: ["a", "b"], metrics: [metric])
+    #expect(
+      report.warnings.first?.hasPrefix("guardrail got worse: b is worse than a on mood score: -3.05 [")
+        == true)
+    #expect(report.warnings.last?.hasPrefix("simulated") == true)
+    #expect(report.renderText().hasPrefix("guardrail got worse: b is worse than a on mood score"))
+    let row = try #require(report.rateTable.first { $0[0] == "mood score" })
+    #expect(row[3] == "mean 6.00")
+  }
+
+  @Test func aValueThatIsNotANumberIsRefused() {
+    let metric = MetricDefinition(name: "mood score", event: "mood_saved", value: "score")
+    var builder = ExperimentReport.Builder(experiment: "x", metrics: [metric])
+    #expect(throws: ReportError.nonNumericValue(metric: "mood score", field: "score", value: "high")) {
+      try builder.addChecked(event("u1", "mood_saved", 0, fields: ["score": "high"]))
+    }
+    #expect(
+      "\(ReportError.nonNumericValue(metric: "mood score", field: "score", value: "high"))"
+        == "metric 'mood score': field 'score' must be a number, got 'high'")
+    #expect(builder.metricsWithoutValues == [metric], "no event held a number")
+    #expect(throws: ReportError.self) {
+      try builder.addChecked(event("u1", "mood_saved", 0, fields: ["score": "inf"]))
+    }
+    try? builder.addChecked(event("u1", "mood_saved", 0, fields: ["score": "2.5"]))
+    #expect(builder.metricsWithoutValues.isEmpty)
+  }
+
+  @Test func cupedReadsTheFirstExposure() throws {
+    var events: [ReportEvent] = []
+    for index in 0..<20 {
+      let variation = index % 2 == 0 ? "a" : "b"
+      var fields = ["experiment": "x", "variation": variation]
+      if index < 16 { fields["prior"] = "\(index % 5)" }
+      events.append(event("u\(index)", "experiment_viewed", 1, fields: fields))
+      events.append(event("u\(index)", "mood_saved", 2, fields: ["score": "\(index % 5 + (index % 2))"]))
+    }
+    let report = try ExperimentReport(
+      experiment: "x", events: events, variationOrder: ["a", "b"],
+      metrics: [MetricDefinition(name: "score", event: "mood_saved", value: "score")], covariate: "prior")
+    #expect(report.cuped == CupedSummary(covariate: "prior", usersWithCovariate: 16))
+    #expect(report.methodNotes.first?.hasPrefix("CUPED: adjusted by 'prior'") == true)
+    let none = try ExperimentReport(
+      experiment: "x", events: events, variationOrder: ["a", "b"], covariate: "missing", sequential: true)
+    #expect(none.cuped?.applied == false)
+    #expect(none.sequential == true)
+    #expect(none.methodNotes.last == "CUPED: no exposure holds 'missing', so nothing was adjusted")
+  }
+}

@@ -1,0 +1,120 @@
+import Experiments
+import FlowKit
+import Foundation
+import Testing
+import WellflowCore
+
+/// `wellflow report` with mean metrics, guardrails, `sequential:` and `covariate:` from the
+/// experiment file (issue 25, items 4 and 5).
+@MainActor
+@Suite("wellflow report: mean metrics, guardrails, sequential, CUPED")
+struct ReportMeanMetricTests {
+  let workspace = Workspace()
+
+  private func report(_ events: [String], _ experiments: String, format: ReportConfiguration.Format = .text)
+    -> RunOutcome
+  {
+    let events = workspace.write("e.ndjson", events.joined(separator: "\n") + "\n")
+    var configuration = ReportConfiguration(eventsPath: events, experiment: "checkin-length")
+    configuration.experimentsPath = workspace.write("x.yaml", experiments)
+    configuration.format = format
+    let out = Locked<[String]>([])
+    let err = Locked<[String]>([])
+    let code = ReportCommand.execute(
+      configuration,
+      console: Console(
+        out: { text in out.withLock { $0.append(text) } }, err: { text in err.withLock { $0.append(text) } }))
+    return RunOutcome(code: code, out: out.current, err: workspace.relative(err.current))
+  }
+
+  private func event(_ user: String, _ name: String, _ extra: String = "") -> String {
+    #"{"ts":"2026-01-05T09:00:00Z","user":"\#(user)","event":"\#(name)","flow":"checkin"\#(extra)}"#
+  }
+
+  /// Twenty users a side; quick's mood scores are 3 lower.
+  private var events: [String] {
+    (0..<40).flatMap { index -> [String] in
+      let quick = index % 2 == 1
+      let user = "u\(index)"
+      return [
+        event(
+          user, "experiment_viewed",
+          #","experiment":"checkin-length","variation":"\#(quick ? "quick" : "full")","prior":\#(index % 4)"#),
+        event(user, "mood_saved", #","score":\#((quick ? 2 : 5) + index % 3)"#),
+      ]
+    }
+  }
+
+  private func file(_ metric: String, extra: String = "") -> String {
+    """
+    experiments:
+      - key: checkin-length
+        flow: checkin
+        variations: [full, quick]\(extra)
+        metrics:
+          - \(metric)
+    """
+  }
+
+  @Test func aMeanMetricIsReportedWithItsDifference() throws {
+    let outcome = report(events, file("{name: mood score, event: mood_saved, value: score, guardrail: true}"))
+    #expect(outcome.code == 0, "\(outcome.err)")
+    let text = outcome.outText
+    #expect(
+      text.hasPrefix("guardrail got worse: quick is worse than full on mood score: -3.05 [-3.59, -2.51]\n"))
+    #expect(text.contains("mood score  full          20  mean 6.00  5.60–6.40  control"))
+
+    let json = report(
+      events, file("{name: mood score, event: mood_saved, value: score, guardrail: true}"), format: .json)
+    let decoded = try JSONDecoder().decode(ExperimentReport.self, from: Data(json.outText.utf8))
+    #expect(decoded.variations.map { $0.metrics[0].mean } == [6, 2.95])
+    #expect(decoded.variations[1].metrics[0].guardrail == true)
+    #expect(decoded.sequential == nil && decoded.cuped == nil)
+
+    let csv = report(events, file("{name: mood score, event: mood_saved, value: score}"), format: .csv)
+    #expect(csv.outText.contains("\nmood score,full,20,20,6,"))
+  }
+
+  @Test func sequentialAndCupedComeFromTheFile() throws {
+    let outcome = report(
+      events,
+      file(
+        "{name: mood score, event: mood_saved, value: score}",
+        extra: "\n    sequential: true\n    covariate: prior"),
+      format: .json)
+    #expect(outcome.code == 0, "\(outcome.err)")
+    let decoded = try JSONDecoder().decode(ExperimentReport.self, from: Data(outcome.outText.utf8))
+    #expect(decoded.sequential == true)
+    #expect(decoded.cuped == CupedSummary(covariate: "prior", usersWithCovariate: 40))
+  }
+
+  @Test func aFieldNoEventHasIsPointedAtInTheFile() {
+    let outcome = report(events, file("{name: mood score, event: mood_saved, value: scor}"))
+    #expect(outcome.code == 2)
+    #expect(
+      outcome.err == [
+        "x.yaml:6:54: metrics: no mood_saved event in e.ndjson has a field 'scor' (metric 'mood score'); check the field's name"
+      ])
+    #expect(outcome.out.isEmpty)
+  }
+
+  @Test func aValueThatIsNotANumberIsNamedWithItsLine() {
+    var events = events
+    events[5] = event("u2", "mood_saved", #","score":"high""#)
+    let outcome = report(events, file("{name: mood score, event: mood_saved, value: score}"))
+    #expect(outcome.code == 2)
+    #expect(
+      outcome.err == ["error: e.ndjson:6: metric 'mood score': field 'score' must be a number, got 'high'"])
+  }
+
+  @Test func badKeysAreRefusedWithTheirPosition() {
+    let outcome = report(
+      events, file("{event: mood_saved, value: score, guardrail: often}", extra: "\n    sequential: maybe"))
+    #expect(outcome.code == 2)
+    #expect(
+      outcome.err == [
+        "x.yaml:5:17: sequential must be true or false, got text 'maybe'",
+        "x.yaml:7:54: metrics: guardrail must be true or false, got text 'often'",
+      ])
+  }
+}
