@@ -212,24 +212,59 @@ struct MeanMetricTests {
     #expect(builder.metricsWithoutValues.isEmpty)
   }
 
-  @Test func cupedReadsTheFirstExposure() throws {
+  /// The covariate is each user's sum of the named field over the named events before
+  /// their first exposure; the same events after it are the metric's, not the covariate's.
+  @Test func cupedSumsTheEventsBeforeExposure() throws {
     var events: [ReportEvent] = []
     for index in 0..<20 {
       let variation = index % 2 == 0 ? "a" : "b"
-      var fields = ["experiment": "x", "variation": variation]
-      if index < 16 { fields["prior"] = "\(index % 5)" }
-      events.append(event("u\(index)", "experiment_viewed", 1, fields: fields))
-      events.append(event("u\(index)", "mood_saved", 2, fields: ["score": "\(index % 5 + (index % 2))"]))
+      let user = "u\(index)"
+      if index < 16 {
+        // Two scores before exposure: the covariate is their sum.
+        events.append(event(user, "mood_saved", 0, fields: ["score": "\(index % 5)"]))
+        events.append(event(user, "mood_saved", 0, fields: ["score": "1"]))
+      }
+      events.append(event(user, "experiment_viewed", 1, fields: ["experiment": "x", "variation": variation]))
+      events.append(event(user, "mood_saved", 2, fields: ["score": "\(index % 5 + (index % 2))"]))
     }
-    let report = try ExperimentReport(
-      experiment: "x", events: events, variationOrder: ["a", "b"],
-      metrics: [MetricDefinition(name: "score", event: "mood_saved", value: "score")], covariate: "prior")
-    #expect(report.cuped == CupedSummary(covariate: "prior", usersWithCovariate: 16))
-    #expect(report.methodNotes.first?.hasPrefix("CUPED: adjusted by 'prior'") == true)
+    let covariate = CovariateDefinition(event: "mood_saved", value: "score")
+    let metric = MetricDefinition(name: "score", event: "mood_saved", value: "score")
+    var builder = ExperimentReport.Builder(
+      experiment: "x", variationOrder: ["a", "b"], metrics: [metric], covariate: covariate)
+    for event in events { try builder.addChecked(event) }
+    let report = try builder.report()
+    #expect(report.cuped == CupedSummary(covariate: covariate, usersWithCovariate: 16))
+    #expect(
+      report.methodNotes.first
+        == "CUPED: adjusted by the sum of 'score' over each user's mood_saved events before exposure (16 user(s) had one; others count as 0)"
+    )
+    // The adjustment equals CUPED over sums built by hand: covariate = pre-exposure sum,
+    // metric = the one score after exposure (pre-exposure scores are not the metric's).
+    var sums = [MetricSums(), MetricSums()]
+    for index in 0..<20 {
+      let prior = index < 16 ? Double(index % 5 + 1) : 0
+      sums[index % 2].add(Double(index % 5 + (index % 2)), covariate: prior)
+    }
+    let expected = Statistics.compare(
+      control: sums[0], variation: sums[1], scale: .mean, options: ComparisonOptions(cuped: true))
+    #expect(expected?.difference != nil)
+    #expect(report.variations[1].metrics[0].difference == expected?.difference)
+    #expect(report.variations[1].metrics[0].chanceToBeatControl == expected?.chanceToBeat)
     let none = try ExperimentReport(
-      experiment: "x", events: events, variationOrder: ["a", "b"], covariate: "missing", sequential: true)
+      experiment: "x", events: events, variationOrder: ["a", "b"],
+      covariate: CovariateDefinition(event: "mood_saved", value: "missing"), sequential: true)
     #expect(none.cuped?.applied == false)
     #expect(none.sequential == true)
-    #expect(none.methodNotes.last == "CUPED: no exposure holds 'missing', so nothing was adjusted")
+    #expect(
+      none.methodNotes.last
+        == "CUPED: no exposed user had a mood_saved event with 'missing' before exposure, so nothing was adjusted"
+    )
+    var refusing = ExperimentReport.Builder(experiment: "x", covariate: covariate)
+    #expect(throws: ReportError.nonNumericCovariate(event: "mood_saved", field: "score", value: "high")) {
+      try refusing.addChecked(event("u1", "mood_saved", 0, fields: ["score": "high"]))
+    }
+    #expect(
+      "\(ReportError.nonNumericCovariate(event: "mood_saved", field: "score", value: "high"))"
+        == "covariate: field 'score' of mood_saved must be a number, got 'high'")
   }
 }

@@ -51,7 +51,7 @@ struct FeatureRegistrationRunnerTests {
       steps:
         - launch
         - expect: {notification: b.ping}
-        - expect: {notification: none}
+        - expect: {notification: null}
       """)
     let result = try await runScript("s.yaml", in: workspace, registry: registry)
     #expect(

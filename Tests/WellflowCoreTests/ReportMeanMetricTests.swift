@@ -31,15 +31,17 @@ struct ReportMeanMetricTests {
     #"{"ts":"2026-01-05T09:00:00Z","user":"\#(user)","event":"\#(name)","flow":"checkin"\#(extra)}"#
   }
 
-  /// Twenty users a side; quick's mood scores are 3 lower.
+  /// Twenty users a side; quick's mood scores are 3 lower. Each user saved a mood before
+  /// exposure too (CUPED's covariate; the metric counts only what came after).
   private var events: [String] {
     (0..<40).flatMap { index -> [String] in
       let quick = index % 2 == 1
       let user = "u\(index)"
       return [
+        event(user, "mood_saved", #","score":\#(index % 4)"#),
         event(
           user, "experiment_viewed",
-          #","experiment":"checkin-length","variation":"\#(quick ? "quick" : "full")","prior":\#(index % 4)"#),
+          #","experiment":"checkin-length","variation":"\#(quick ? "quick" : "full")""#),
         event(user, "mood_saved", #","score":\#((quick ? 2 : 5) + index % 3)"#),
       ]
     }
@@ -80,12 +82,15 @@ struct ReportMeanMetricTests {
       events,
       file(
         "{name: mood score, event: mood_saved, value: score}",
-        extra: "\n    sequential: true\n    covariate: prior"),
+        extra: "\n    sequential: true\n    covariate: {event: mood_saved, value: score}"),
       format: .json)
     #expect(outcome.code == 0, "\(outcome.err)")
     let decoded = try JSONDecoder().decode(ExperimentReport.self, from: Data(outcome.outText.utf8))
     #expect(decoded.sequential == true)
-    #expect(decoded.cuped == CupedSummary(covariate: "prior", usersWithCovariate: 40))
+    #expect(
+      decoded.cuped
+        == CupedSummary(
+          covariate: CovariateDefinition(event: "mood_saved", value: "score"), usersWithCovariate: 40))
   }
 
   @Test func aFieldNoEventHasIsPointedAtInTheFile() {
@@ -115,6 +120,34 @@ struct ReportMeanMetricTests {
       outcome.err == [
         "x.yaml:5:17: sequential must be true or false, got text 'maybe'",
         "x.yaml:7:54: metrics: guardrail must be true or false, got text 'often'",
+      ])
+  }
+
+  @Test func aCovariateIsAnEventAndANumericFieldBeforeExposure() {
+    let metric = "{name: mood score, event: mood_saved, value: score}"
+    let bare = report(events, file(metric, extra: "\n    covariate: prior"))
+    #expect(bare.code == 2)
+    #expect(
+      bare.err == [
+        "x.yaml:5:16: covariate must be {event: NAME, value: FIELD} (a numeric field of events before exposure), got text 'prior'"
+      ])
+    let misspelt = report(events, file(metric, extra: "\n    covariate: {event: mood_saved, valu: score}"))
+    #expect(misspelt.code == 2)
+    #expect(
+      misspelt.err == [
+        "x.yaml:5:16: covariate: value is required; covariate must be {event: NAME, value: FIELD} (a numeric field of events before exposure)",
+        "x.yaml:5:36: unknown key 'valu' in covariate (did you mean 'value'?) (keys: event, value)",
+      ])
+    var events = events
+    events[0] = event("u0", "mood_saved", #","score":"high""#)
+    let notANumber = report(
+      events,
+      file("{name: done, event: flow_completed}", extra: "\n    covariate: {event: mood_saved, value: score}")
+    )
+    #expect(notANumber.code == 2)
+    #expect(
+      notANumber.err == [
+        "error: e.ndjson:1: covariate: field 'score' of mood_saved must be a number, got 'high'"
       ])
   }
 }

@@ -44,8 +44,9 @@ struct Report: AsyncParsableCommand {
       A metric with `value: FIELD` is a mean per user (Welch's t-test); one with
       `guardrail: true` is named first when it got worse. --sequential (or
       `sequential: true` in the file) makes intervals and p-values always valid
-      (GrowthBook's sequential test); `covariate: FIELD` adjusts by a field of the
-      first exposure (CUPED). The file is read once, a block at a time.
+      (GrowthBook's sequential test); `covariate: {event, value}` adjusts by the
+      sum of a field over each user's events before exposure (CUPED). The file is
+      read once, a block at a time.
 
       Exit 0 with a report; 2 when the file cannot be read, a line is not an event
       (file:line: message) or no exposure names the experiment. A last line without

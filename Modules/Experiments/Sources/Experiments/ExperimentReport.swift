@@ -32,6 +32,8 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
   case noFlow(experiment: String)
   /// A mean metric's field held something other than a finite number.
   case nonNumericValue(metric: String, field: String, value: String)
+  /// The covariate's field held something other than a finite number.
+  case nonNumericCovariate(event: String, field: String, value: String)
 
   public var description: String {
     switch self {
@@ -44,6 +46,8 @@ public enum ReportError: Error, Equatable, CustomStringConvertible {
       return "experiment_viewed events for \(experiment) name no flow; give the experiment's flow explicitly"
     case .nonNumericValue(let metric, let field, let value):
       return "metric '\(metric)': field '\(field)' must be a number, got '\(value)'"
+    case .nonNumericCovariate(let event, let field, let value):
+      return "covariate: field '\(field)' of \(event) must be a number, got '\(value)'"
     }
   }
 }
@@ -182,17 +186,29 @@ public struct VariationReport: Sendable, Equatable, Codable {
   public var metrics: [RateResult]
 }
 
-/// CUPED: each user's covariate is a numeric field of their first exposure
-/// (`experiment_viewed`), a figure known before they saw the variation.
+/// CUPED's covariate, as an experiment's `covariate: {event, value}` names it: per user,
+/// the sum of the numeric field `value` over their `event` events before their first
+/// exposure, a figure fixed before they saw the variation.
+public struct CovariateDefinition: Sendable, Equatable, Codable {
+  public var event: String
+  public var value: String
+
+  public init(event: String, value: String) {
+    self.event = event
+    self.value = value
+  }
+}
+
+/// CUPED: how each user's pre-exposure covariate adjusted the comparisons.
 public struct CupedSummary: Sendable, Equatable, Codable {
-  /// The exposure field named by the experiment's `covariate:`.
-  public var covariate: String
-  /// Exposed users whose first exposure held it (the others count as 0).
+  /// The experiment's `covariate:`.
+  public var covariate: CovariateDefinition
+  /// Exposed users with at least one such event before exposure (the others count as 0).
   public var usersWithCovariate: Int
-  /// False when no exposure held it: nothing was adjusted.
+  /// False when no exposed user had one: nothing was adjusted.
   public var applied: Bool
 
-  public init(covariate: String, usersWithCovariate: Int) {
+  public init(covariate: CovariateDefinition, usersWithCovariate: Int) {
     self.covariate = covariate
     self.usersWithCovariate = usersWithCovariate
     applied = usersWithCovariate > 0
@@ -268,7 +284,7 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
   ///   - metrics: rates and means to report besides completion.
   public init(
     experiment: String, events: [ReportEvent], flow: String? = nil, variationOrder: [String] = [],
-    weights: [Double]? = nil, metrics: [MetricDefinition] = [], covariate: String? = nil,
+    weights: [Double]? = nil, metrics: [MetricDefinition] = [], covariate: CovariateDefinition? = nil,
     sequential: Bool = false
   ) throws(ReportError) {
     var builder = Builder(

@@ -32,9 +32,11 @@ extension ExperimentReport {
     private var userIndex: [String: Int32] = [:]
     private var users: [UserState] = []
 
-    /// CUPED's covariate: a numeric field of each user's first exposure.
-    public let covariate: String?
+    /// CUPED's covariate: per user, a field summed over events before their exposure.
+    public let covariate: CovariateDefinition?
     private var usersWithCovariate = 0
+    /// The covariate's sums of users not exposed yet (only those with such an event).
+    private var preExposure: [String: Double] = [:]
     private let sequential: Bool
     /// Indices of the mean metrics, and whether any matching event (of any user) held the
     /// metric's field.
@@ -50,7 +52,7 @@ extension ExperimentReport {
     public init(
       experiment: String, flow: String? = nil, variationOrder: [String] = [],
       metrics: [MetricDefinition] = [],
-      ordersByVariationID: Bool = false, covariate: String? = nil, sequential: Bool = false
+      ordersByVariationID: Bool = false, covariate: CovariateDefinition? = nil, sequential: Bool = false
     ) {
       self.experiment = experiment
       self.covariate = covariate
@@ -127,6 +129,14 @@ extension ExperimentReport {
         values.append((index, number))
       }
       let isExposure = event.event == "experiment_viewed"
+      if let covariate, event.event == covariate.event, userIndex[event.user] == nil,
+        let text = event.fields[covariate.value]
+      {
+        guard let number = Double(text), number.isFinite else {
+          throw .nonNumericCovariate(event: covariate.event, field: covariate.value, value: text)
+        }
+        preExposure[event.user, default: 0] += number
+      }
       if isExposure, let name = event.fields["experiment"], !experimentsSeen.contains(name) {
         experimentsSeen.insert(name)
       }
@@ -199,8 +209,8 @@ extension ExperimentReport {
         userIndex[event.user] = Int32(users.count)
         var state = UserState(
           variation: variationIndex, lastStamp: event.ts, exposureDay: Self.day(of: event.ts))
-        if let covariate, let value = event.fields[covariate].flatMap(Double.init), value.isFinite {
-          state.covariate = value
+        if let sum = preExposure.removeValue(forKey: event.user) {
+          state.covariate = sum
           usersWithCovariate += 1
         }
         users.append(state)

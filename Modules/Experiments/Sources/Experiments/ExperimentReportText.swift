@@ -54,8 +54,9 @@ extension ExperimentReport {
     if let cuped {
       notes.append(
         cuped.applied
-          ? "CUPED: adjusted by '\(cuped.covariate)' of the first exposure (\(cuped.usersWithCovariate) user(s) had it; others count as 0)"
-          : "CUPED: no exposure holds '\(cuped.covariate)', so nothing was adjusted")
+          ? "CUPED: adjusted by the sum of '\(cuped.covariate.value)' over each user's \(cuped.covariate.event) events before exposure (\(cuped.usersWithCovariate) user(s) had one; others count as 0)"
+          : "CUPED: no exposed user had a \(cuped.covariate.event) event with '\(cuped.covariate.value)' before exposure, so nothing was adjusted"
+      )
     }
     return notes
   }

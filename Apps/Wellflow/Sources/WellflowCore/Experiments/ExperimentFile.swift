@@ -26,7 +26,7 @@ public struct ExperimentFile: Sendable {
   /// no event holding the field points there.
   public var valuePositions: [String: [String: SourcePosition]] = [:]
   /// Each experiment's `covariate:` (CUPED), by key.
-  public var covariates: [String: String] = [:]
+  public var covariates: [String: CovariateDefinition] = [:]
   /// Keys of the experiments with `sequential: true`.
   public var sequential: Set<String> = []
   /// The registry given, with the file's variants registered.
@@ -64,7 +64,7 @@ private struct ExperimentFileLoader {
   var problems: [ScriptProblem] = []
   var metrics: [String: [MetricDefinition]] = [:]
   var valuePositions: [String: [String: SourcePosition]] = [:]
-  var covariates: [String: String] = [:]
+  var covariates: [String: CovariateDefinition] = [:]
   var sequential: Set<String> = []
 
   init(path: String, registry: FlowRegistry) {
@@ -347,12 +347,8 @@ private struct ExperimentFileLoader {
         report(node.position, "sequential must be true or false, got \(node.described)")
       }
     }
-    if let node = field("covariate"), let name = text(node, "covariate") {
-      if name.isEmpty {
-        report(node.position, "covariate must name a numeric field of the experiment_viewed events")
-      } else if let key {
-        covariates[key] = name
-      }
+    if let node = field("covariate"), let covariate = covariate(node), let key {
+      covariates[key] = covariate
     }
     var conditionNode: YNode?
     if let node = field("condition") {
@@ -378,6 +374,36 @@ private struct ExperimentFileLoader {
   }
 
   /// `metrics: [returned_next_day, {event: mood_saved}, {name: …, event: screen_viewed, screen: …, flow: …}]`
+  /// `covariate: {event: NAME, value: FIELD}`: CUPED's pre-exposure figure.
+  mutating func covariate(_ node: YNode) -> CovariateDefinition? {
+    let shape = "covariate must be {event: NAME, value: FIELD} (a numeric field of events before exposure)"
+    guard let fields = node.entries else {
+      report(node.position, "\(shape), got \(node.described)")
+      return nil
+    }
+    let keys = ["event", "value"]
+    for field in fields where !keys.contains(field.key) {
+      report(
+        field.keyPosition,
+        "unknown key '\(clipped(field.key))' in covariate" + suggestion(field.key, among: keys)
+          + " (keys: event, value)")
+    }
+    var found: [String: String] = [:]
+    for name in keys {
+      guard let value = fields.first(where: { $0.key == name })?.value else {
+        report(node.position, "covariate: \(name) is required; \(shape)")
+        continue
+      }
+      guard let text = value.string, !text.isEmpty else {
+        report(value.position, "covariate: \(name) must be text, got \(value.described)")
+        continue
+      }
+      found[name] = text
+    }
+    guard let event = found["event"], let value = found["value"] else { return nil }
+    return CovariateDefinition(event: event, value: value)
+  }
+
   mutating func metricList(_ node: YNode, key: String) -> [MetricDefinition] {
     guard let items = node.items else {
       report(

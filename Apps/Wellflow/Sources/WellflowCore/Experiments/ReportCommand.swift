@@ -42,7 +42,7 @@ public enum ReportCommand {
     var order: [String] = []
     var weights: [Double]?
     var metrics: [MetricDefinition] = []
-    var covariate: String?
+    var covariate: CovariateDefinition?
     var sequential = configuration.sequential
     var valuePositions: [String: SourcePosition] = [:]
     if let path = configuration.experimentsPath {
@@ -74,7 +74,7 @@ public enum ReportCommand {
     var builder = ExperimentReport.Builder(
       experiment: configuration.experiment, flow: flow, variationOrder: order, metrics: metrics,
       ordersByVariationID: order.isEmpty, covariate: covariate, sequential: sequential)
-    let fields = readFields.union(metrics.compactMap(\.value)).union([covariate].compactMap { $0 })
+    let fields = readFields.union(metrics.compactMap(\.value)).union([covariate?.value].compactMap { $0 })
     let summary: EventsFile.Summary
     do {
       summary = try EventsFile.forEach(path: configuration.eventsPath, fields: fields) { event in

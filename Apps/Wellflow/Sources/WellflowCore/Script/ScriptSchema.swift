@@ -496,8 +496,8 @@ struct SchemaBuilder {
         (
           key,
           Self.described(
-            "CUPED: a numeric field of each user's first experiment_viewed event, known before exposure.",
-            text)
+            "CUPED: per user, the sum of the numeric field `value` over their `event` events before exposure.",
+            Self.mapping([("event", text), ("value", text)], required: ["event", "value"]))
         )
       default: (key, .object([]))
       }
