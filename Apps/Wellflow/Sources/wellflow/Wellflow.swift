@@ -109,6 +109,8 @@ struct Run: AsyncParsableCommand {
       seconds (typing longer), drawn from --seed, the user and the step, so the
       same run writes the same stamps. Events of one step are a millisecond
       apart. Only the stamps move: what the app does by time is unchanged.
+      --events postgres://user@host:port/db adds them to that database's events
+      table instead, when the runs are done.
       """)
 
   @Argument(help: "Script files or folders.")
@@ -147,7 +149,7 @@ struct Run: AsyncParsableCommand {
 
   @Option(
     help:
-      "Write every analytics event of the run to this NDJSON file, emptied first (stamped at a person's pace)."
+      "Write every analytics event of the run to this NDJSON file, emptied first (stamped at a person's pace), or to a PostgreSQL URL."
   )
   var events: String?
 
@@ -295,7 +297,10 @@ struct Report: AsyncParsableCommand {
         wellflow report e.ndjson --experiment onboarding-length --format json
       """)
 
-  @Argument(help: ArgumentHelp("The NDJSON events file.", valueName: "EVENTS"))
+  @Argument(
+    help: ArgumentHelp(
+      "The NDJSON events file, or the PostgreSQL database of run --events (postgres://user@host:port/db).",
+      valueName: "EVENTS"))
   var events: String
 
   @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
@@ -322,7 +327,7 @@ struct Report: AsyncParsableCommand {
     configuration.format = format
     configuration.experimentsPath = experiments
     configuration.htmlPath = html
-    let code = ReportCommand.execute(configuration)
+    let code = await ReportFromPostgres.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
 }
@@ -557,7 +562,9 @@ struct Serve: AsyncParsableCommand {
     commandName: "serve",
     abstract: "Serve the progress API (moods, journal, batch) on 127.0.0.1 until interrupted.",
     discussion: """
-      Rows are kept in a SQLite file (--db) or in memory. Every request needs the API
+      Rows are kept in a SQLite file (--db or --database FILE), in PostgreSQL
+      (--database postgres://user@host:port/db; several serve processes on one
+      database act as one server) or in memory. Every request needs the API
       key in X-API-Key and a bearer token from `wellflow token USER` signed with the
       same JWT secret.
 
@@ -578,6 +585,9 @@ struct Serve: AsyncParsableCommand {
 
   @Option(help: "Keep the rows in this SQLite file (default: in memory).")
   var db: String?
+
+  @Option(help: "Keep the rows in this SQLite file or PostgreSQL database (postgres://user@host:port/db).")
+  var database: String?
 
   @Option(name: .customLong("api-key"), help: "The API key clients must send.")
   var apiKey: String?
@@ -619,9 +629,17 @@ struct Serve: AsyncParsableCommand {
     guard jwtIssuer?.isEmpty != true, jwtAudience?.isEmpty != true else {
       throw ValidationError("--jwt-issuer and --jwt-audience must not be empty")
     }
+    if db != nil, database != nil { throw ValidationError("give --db or --database, not both") }
   }
 
   func run() async throws {
+    let store: BackendDatabase
+    do {
+      store = try database.map(BackendDatabase.init(argument:)) ?? .sqlite(path: db)
+    } catch {
+      StandardStreams.err("wellflow serve: \(error)\n")
+      throw ExitCode(2)
+    }
     let secrets: ServerSecrets
     do {
       secrets = try ServerSecrets.resolve(
@@ -635,13 +653,19 @@ struct Serve: AsyncParsableCommand {
     for warning in secrets.warnings {
       StandardStreams.err("warning: \(warning)\n")
     }
-    let server = try ProgressServer(
-      configuration: ProgressServer.Configuration(
-        host: host, port: port, databasePath: db, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
-        jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine,
-        servesMetrics: ServerSecrets.isLoopback(host), metricsPort: metricsPort))
-    try await server.runUntilSignalled { url in
-      StandardStreams.out("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n")
+    var configuration = ProgressServer.Configuration(
+      host: host, port: port, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
+      jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine,
+      servesMetrics: ServerSecrets.isLoopback(host), metricsPort: metricsPort)
+    configuration.database = store
+    let server = try ProgressServer(configuration: configuration)
+    do {
+      try await server.runUntilSignalled { url in
+        StandardStreams.out("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n")
+      }
+    } catch let failure as PostgresFailure {
+      StandardStreams.err("wellflow serve: \(failure)\n")
+      throw ExitCode(2)
     }
   }
 }
