@@ -131,10 +131,10 @@ if [ -n "$bench" ]; then
   sync_table="$(WELLFLOW_BENCH_DATABASE="$syncdb" "$bench" sync 2>/dev/null || true)"
 fi
 
-python3 - "$report_seconds" "$report_kb" "$((users * 8))" "$one" "$two" "$seconds" "$connections" <<PY
+python3 - "$report_seconds" "$report_kb" "$((users * 8))" "$one" "$two" "$seconds" "$connections" "$binary" <<PY
 import sys
-seconds, kb, events, one, two, run, connections = sys.argv[1:]
-print("PostgreSQL 15 on loopback, release build")
+seconds, kb, events, one, two, run, connections, binary = sys.argv[1:]
+print("PostgreSQL on loopback, %s (Tools/bench.sh postgres builds and runs the release one)" % binary)
 print("%-58s %-22s %s" % ("figure", "value", "goal"))
 print("%-58s %-22s %s" % ("report over %s events in PostgreSQL: wall" % format(int(events), ","), "%.1f s" % float(seconds), "<= 30 s (10 million)"))
 print("%-58s %-22s %s" % ("report: the client's peak memory (max RSS)", "%.0f MB" % (int(kb) / 1024), "<= 100 MB"))
