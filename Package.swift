@@ -63,6 +63,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
     // `swift package generate-documentation`: the DocC catalogs of FlowKit and the runner.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // `serve --database postgres://…`, events and reports in PostgreSQL.
+    .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
   ],
   targets: [
     // A module's screen text ships as its own resource (`Localization/<language>.lproj`).
@@ -162,6 +164,7 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       path: "Modules/ProgressBackend/Sources/ProgressBackend"
     ),
@@ -186,6 +189,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         // The preview's Content-Security-Policy names its inline script by its SHA-256.
         .product(name: "Crypto", package: "swift-crypto"),
+        // Events and reports in PostgreSQL.
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
     ),
@@ -264,6 +269,7 @@ let package = Package(
         "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
         "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ], exclude: ["Fixtures"]),
     .testTarget(
       name: "SyncTests",
@@ -274,6 +280,7 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]
     ),

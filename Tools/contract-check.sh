@@ -6,6 +6,7 @@
 # Not checked: that every schema-valid request is accepted ("positive data
 # acceptance"), because some rules are not expressible in the schema (a real calendar
 # day, `from` not after `to`, ids of the bundled journal catalog).
+# CONTRACT_DATABASE=postgres://… runs the same check with serve on PostgreSQL.
 #   Tools/contract-check.sh [WELLFLOW_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 export WELLFLOW_API_KEY="contract-key"
 WELLFLOW_JWT_SECRET="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export WELLFLOW_JWT_SECRET
-"$binary" serve --port 0 --db "$work/backend.sqlite" >"$work/serve.log" 2>&1 &
+"$binary" serve --port 0 --database "${CONTRACT_DATABASE:-$work/backend.sqlite}" >"$work/serve.log" 2>&1 &
 server=$!
 url=""
 for _ in $(seq 1 600); do

@@ -60,6 +60,23 @@ import Yams
       try Self.properties(document, schemas + ["Error"]) == Set(envelope?["error"]?.keys.map { $0 } ?? []))
   }
 
+  @Test func eventsHaveTheDocumentsMembersAndLimit() throws {
+    let document = try Self.document()
+    let schemas = ["components", "schemas"]
+    #expect(
+      try Self.properties(document, schemas + ["EventsInput"])
+        == Set(EventsInputField.allCases.map(\.rawValue)))
+    #expect(try Self.properties(document, schemas + ["Event"]) == Set(EventField.allCases.map(\.rawValue)))
+    #expect(
+      try Self.properties(document, schemas + ["EventsAccepted"])
+        == Set(EventsAnswerField.allCases.map(\.rawValue)))
+    let events = try #require(
+      ((document["components"] as? [String: Any])?["schemas"] as? [String: Any])?["EventsInput"]
+        as? [String: Any])
+    let array = try #require((events["properties"] as? [String: Any])?["events"] as? [String: Any])
+    #expect(array["maxItems"] as? Int == EventsInputField.maxEvents)
+  }
+
   @Test func aBatchHasTheDocumentsMembers() throws {
     let document = try Self.document()
     let post = ["paths", APIPath.progressBatch, "post"]

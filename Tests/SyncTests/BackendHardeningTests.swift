@@ -873,8 +873,9 @@ private struct BatchResult {
 extension TestBackend {
   /// A backend whose clock the test moves.
   fileprivate static func start(clock: TestNow) async throws -> TestBackend {
-    let server = try ProgressServer(
-      configuration: ProgressServer.Configuration(apiKey: apiKey, jwtSecret: jwtSecret, now: { clock.now }))
+    var configuration = ProgressServer.Configuration(apiKey: apiKey, jwtSecret: jwtSecret, now: { clock.now })
+    configuration.database = try await TestStore.chosen.emptyDatabase()
+    let server = try ProgressServer(configuration: configuration)
     return TestBackend(server: server, url: try await server.start())
   }
 
@@ -882,9 +883,10 @@ extension TestBackend {
     idleTimeout: TimeInterval?,
     fault: (@Sendable (_ method: String, _ path: String) async -> ProgressServer.Fault?)? = nil
   ) async throws -> TestBackend {
-    let server = try ProgressServer(
-      configuration: ProgressServer.Configuration(
-        apiKey: apiKey, jwtSecret: jwtSecret, fault: fault, idleTimeout: idleTimeout))
+    var configuration = ProgressServer.Configuration(
+      apiKey: apiKey, jwtSecret: jwtSecret, fault: fault, idleTimeout: idleTimeout)
+    configuration.database = try await TestStore.chosen.emptyDatabase()
+    let server = try ProgressServer(configuration: configuration)
     return TestBackend(server: server, url: try await server.start())
   }
 

@@ -24,9 +24,10 @@ struct TestBackend {
     databasePath: String? = nil,
     fault: (@Sendable (_ method: String, _ path: String) async -> ProgressServer.Fault?)? = nil
   ) async throws -> TestBackend {
-    let server = try ProgressServer(
-      configuration: ProgressServer.Configuration(
-        databasePath: databasePath, apiKey: apiKey, jwtSecret: jwtSecret, fault: fault))
+    var configuration = ProgressServer.Configuration(
+      databasePath: databasePath, apiKey: apiKey, jwtSecret: jwtSecret, fault: fault)
+    if databasePath == nil { configuration.database = try await TestStore.chosen.emptyDatabase() }
+    let server = try ProgressServer(configuration: configuration)
     return TestBackend(server: server, url: try await server.start())
   }
 

@@ -10,8 +10,8 @@ import Testing
 /// argument's form at a fraction of the time. A pipe from wellflow into another program
 /// (`| dot -Tsvg`) keeps wellflow's part only.
 ///
-/// `serve` and `preview` run until interrupted, and a `run --backend URL` needs that
-/// server: for those the arguments are checked only (`wellflow SUB --help` exits 0 and
+/// `serve` and `preview` run until interrupted, a `run --backend URL` needs that
+/// server and a `postgres://` URL a database: for those the arguments are checked only (`wellflow SUB --help` exits 0 and
 /// lists every `--option` the command uses), and a `$(wellflow token …)` inside is run.
 @Suite("Documented commands", .serialized)
 struct DocumentedCommandTests {
@@ -222,6 +222,7 @@ enum DocumentedCommands {
       .components(separatedBy: " ")
     guard let index = words.firstIndex(of: "wellflow"), index + 1 < words.count else { return false }
     return ["serve", "preview"].contains(words[index + 1]) || words.contains("--backend")
+      || words.contains { $0.hasPrefix("postgres://") }
   }
 
   /// The line for bash: the binary for `wellflow`, no pipe out of it into another program.

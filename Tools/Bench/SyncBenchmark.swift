@@ -87,12 +87,15 @@ enum SyncBenchmark {
       .appendingPathComponent("wellflow-sync-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
+    // WELLFLOW_BENCH_DATABASE=postgres://… serves from PostgreSQL (Tools/postgres-bench.sh);
+    // each run's entries are new, so the database need not be.
+    let serverDatabase =
+      ProcessInfo.processInfo.environment["WELLFLOW_BENCH_DATABASE"]
+      ?? directory.appendingPathComponent("backend.sqlite").path
     let server = try ChildProcess.spawn(
       wellflow,
-      [
-        "serve", "--port", "0", "--db", directory.appendingPathComponent("backend.sqlite").path, "--api-key",
-        apiKey, "--jwt-secret", jwtSecret,
-      ], captureOutput: true)
+      ["serve", "--port", "0", "--database", serverDatabase, "--api-key", apiKey, "--jwt-secret", jwtSecret],
+      captureOutput: true)
     var running = true
     defer { if running { _ = try? server.stop() } }
     // "serving the progress API on http://127.0.0.1:PORT (Ctrl-C stops)"

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import ProgressBackend
 import Sync
 import WellflowComposition
 
@@ -77,7 +78,12 @@ public enum RunCommand {
   public static let maxJobs = 64
 
   public static func execute(_ configuration: RunConfiguration, console: Console = .standard) async -> Int32 {
-    await execute(configuration, console: console, afterEachRun: nil)
+    if let url = configuration.eventsPath, PostgresLocation.isURL(url) {
+      return await EventsInPostgres.execute(configuration, url: url, console: console) { configuration in
+        await execute(configuration, console: console, afterEachRun: nil)
+      }
+    }
+    return await execute(configuration, console: console, afterEachRun: nil)
   }
 
   static func execute(

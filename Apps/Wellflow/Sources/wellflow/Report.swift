@@ -57,7 +57,10 @@ struct Report: AsyncParsableCommand {
         wellflow report e.ndjson --experiment onboarding-length --format json
       """)
 
-  @Argument(help: ArgumentHelp("The NDJSON events file.", valueName: "EVENTS"))
+  @Argument(
+    help: ArgumentHelp(
+      "The NDJSON events file, or the PostgreSQL database of run --events (postgres://user@host:port/db).",
+      valueName: "EVENTS"))
   var events: String
 
   @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
@@ -88,7 +91,7 @@ struct Report: AsyncParsableCommand {
     configuration.experimentsPath = experiments
     configuration.htmlPath = html
     configuration.sequential = sequential
-    let code = ReportCommand.execute(configuration)
+    let code = await ReportFromPostgres.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
 }

@@ -53,6 +53,8 @@ struct Run: AsyncParsableCommand {
       seconds (typing longer), drawn from --seed, the user and the step, so the
       same run writes the same stamps. Events of one step are a millisecond
       apart. Only the stamps move: what the app does by time is unchanged.
+      --events postgres://user@host:port/db adds them to that database's events
+      table instead, when the runs are done.
       """)
 
   @Argument(help: "Script files or folders.")
@@ -91,7 +93,7 @@ struct Run: AsyncParsableCommand {
 
   @Option(
     help:
-      "Write every analytics event of the run to this NDJSON file, emptied first (stamped at a person's pace)."
+      "Write every analytics event of the run to this NDJSON file, emptied first (stamped at a person's pace), or to a PostgreSQL URL."
   )
   var events: String?
 

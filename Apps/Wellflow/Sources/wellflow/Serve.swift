@@ -12,7 +12,9 @@ struct Serve: AsyncParsableCommand {
     commandName: "serve",
     abstract: "Serve the progress API (moods, journal, batch) on 127.0.0.1 until interrupted.",
     discussion: """
-      Rows are kept in a SQLite file (--db) or in memory. Every request needs the API
+      Rows are kept in a SQLite file (--db or --database FILE), in PostgreSQL
+      (--database postgres://user@host:port/db; several serve processes on one
+      database act as one server) or in memory. Every request needs the API
       key in X-API-Key and a bearer token from `wellflow token USER` signed with the
       same JWT secret.
 
@@ -33,6 +35,9 @@ struct Serve: AsyncParsableCommand {
 
   @Option(help: "Keep the rows in this SQLite file (default: in memory).")
   var db: String?
+
+  @Option(help: "Keep the rows in this SQLite file or PostgreSQL database (postgres://user@host:port/db).")
+  var database: String?
 
   @Option(name: .customLong("api-key"), help: "The API key clients must send.")
   var apiKey: String?
@@ -74,9 +79,17 @@ struct Serve: AsyncParsableCommand {
     guard jwtIssuer?.isEmpty != true, jwtAudience?.isEmpty != true else {
       throw ValidationError("--jwt-issuer and --jwt-audience must not be empty")
     }
+    if db != nil, database != nil { throw ValidationError("give --db or --database, not both") }
   }
 
   func run() async throws {
+    let store: BackendDatabase
+    do {
+      store = try database.map(BackendDatabase.init(argument:)) ?? .sqlite(path: db)
+    } catch {
+      StandardStreams.err("wellflow serve: \(error)\n")
+      throw ExitCode(2)
+    }
     let secrets: ServerSecrets
     do {
       secrets = try ServerSecrets.resolve(
@@ -90,13 +103,19 @@ struct Serve: AsyncParsableCommand {
     for warning in secrets.warnings {
       StandardStreams.err("warning: \(warning)\n")
     }
-    let server = try ProgressServer(
-      configuration: ProgressServer.Configuration(
-        host: host, port: port, databasePath: db, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
-        jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine,
-        servesMetrics: ServerSecrets.isLoopback(host), metricsPort: metricsPort))
-    try await server.runUntilSignalled { url in
-      StandardStreams.out("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n")
+    var configuration = ProgressServer.Configuration(
+      host: host, port: port, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
+      jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine,
+      servesMetrics: ServerSecrets.isLoopback(host), metricsPort: metricsPort)
+    configuration.database = store
+    let server = try ProgressServer(configuration: configuration)
+    do {
+      try await server.runUntilSignalled { url in
+        StandardStreams.out("serving the progress API on \(url.absoluteString) (Ctrl-C stops)\n")
+      }
+    } catch let failure as PostgresFailure {
+      StandardStreams.err("wellflow serve: \(failure)\n")
+      throw ExitCode(2)
     }
   }
 }

@@ -5,11 +5,13 @@ public enum APIPath {
   /// The template of one progress row's path; `progress(id:)` fills it.
   public static let progressItem = "/api/v1/progress/{id}"
   public static let journal = "/api/v1/journal"
+  /// The app's analytics events, stored for the experiment report.
+  public static let events = "/api/v1/events"
   public static let metrics = "/metrics"
   public static let openAPIDocument = "/openapi.yaml"
 
   /// Every path the document describes.
-  public static let all = [progress, progressItem, progressBatch, journal, openAPIDocument, metrics]
+  public static let all = [progress, progressItem, progressBatch, journal, events, openAPIDocument, metrics]
 
   /// One progress row's path; `id` as given (a client percent-encodes it for a URL).
   public static func progress(id: String) -> String { "\(progress)/\(id)" }

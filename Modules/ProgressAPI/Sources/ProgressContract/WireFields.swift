@@ -14,6 +14,25 @@ public enum JournalInputField: String, CodingKey, CaseIterable, Sendable {
   case initiatedBy = "initiated_by"
 }
 
+/// The members of an events request (`EventsInput`).
+public enum EventsInputField: String, CodingKey, CaseIterable, Sendable {
+  case events
+
+  /// The most events one request carries (`maxItems`).
+  public static let maxEvents = 1_000
+}
+
+/// The members every event has (`Event`); the rest are its own fields, as in an events
+/// file. `user` is the token's user, whatever the app sent.
+public enum EventField: String, CodingKey, CaseIterable, Sendable {
+  case ts, event, user
+}
+
+/// The members of an events answer (`EventsAccepted`).
+public enum EventsAnswerField: String, CodingKey, CaseIterable, Sendable {
+  case accepted
+}
+
 /// The members of a batch request (`BatchRequest`) and of its items (`BatchItem`).
 public enum BatchField: String, CodingKey, CaseIterable, Sendable {
   case items
@@ -64,6 +83,8 @@ extension JournalInputField { public var description: String { rawValue } }
 extension BatchField { public var description: String { rawValue } }
 extension BatchItemField { public var description: String { rawValue } }
 extension BatchResultField { public var description: String { rawValue } }
+extension EventsInputField { public var description: String { rawValue } }
+extension EventField { public var description: String { rawValue } }
 
 /// The progress types the API accepts (`ProgressInput.type`).
 public enum ProgressType {

@@ -6,7 +6,8 @@ import JournalCatalog
 import Logging
 import NIOCore
 
-/// The progress API (`/api/v1/progress`, `/api/v1/journal`) served over HTTP (Hummingbird) on SQLite: what
+/// The progress API (`/api/v1/progress`, `/api/v1/journal`) served over HTTP (Hummingbird) on SQLite or
+/// PostgreSQL: what
 /// `wellflow serve` runs and what the runner embeds for scripts.
 public final class ProgressServer: Sendable {
   public struct Configuration: Sendable {
@@ -14,8 +15,16 @@ public final class ProgressServer: Sendable {
     public var host: String
     /// 0 picks a free port.
     public var port: Int
-    /// The SQLite file; nil keeps the rows in memory.
-    public var databasePath: String?
+    /// Where the rows are kept.
+    public var database: BackendDatabase
+    /// The SQLite file; nil keeps the rows in memory (or they are in PostgreSQL).
+    public var databasePath: String? {
+      get {
+        if case .sqlite(let path) = database { return path }
+        return nil
+      }
+      set { database = .sqlite(path: newValue) }
+    }
     public var apiKey: String
     public var jwtSecret: String
     /// When set, a token must carry this `iss`; tokens the server issues do.
@@ -55,7 +64,7 @@ public final class ProgressServer: Sendable {
       self.requestLog = requestLog
       self.host = host
       self.port = port
-      self.databasePath = databasePath
+      self.database = .sqlite(path: databasePath)
       self.apiKey = apiKey
       self.jwtSecret = jwtSecret
       self.fault = fault
@@ -80,11 +89,13 @@ public final class ProgressServer: Sendable {
   public let configuration: Configuration
   private let settings: BackendRouter.Settings
   private let running = LockedState()
+  private let store: any BackendStore
 
   public init(configuration: Configuration) throws {
     self.configuration = configuration
+    store = try configuration.database.makeStore()
     settings = BackendRouter.Settings(
-      store: try SQLiteBackendStore(path: configuration.databasePath), catalog: try JournalCatalog.bundled(),
+      store: store, catalog: try JournalCatalog.bundled(),
       apiKey: configuration.apiKey, jwtSecret: configuration.jwtSecret, jwtIssuer: configuration.jwtIssuer,
       jwtAudience: configuration.jwtAudience, now: configuration.now, fault: configuration.fault,
       requestLog: configuration.requestLog,
@@ -106,6 +117,7 @@ public final class ProgressServer: Sendable {
   @discardableResult
   public func start() async throws -> URL {
     if let url = running.url { return url }
+    try await prepareStore()
     let (stream, continuation) = AsyncStream<Int>.makeStream()
     let application = makeApplication { port in continuation.yield(port) }
     let task = Task {
@@ -119,6 +131,7 @@ public final class ProgressServer: Sendable {
     var iterator = stream.makeAsyncIterator()
     guard let port = await iterator.next() else {
       task.cancel()
+      await store.close()
       throw ServerError.couldNotStart(host: configuration.host, port: configuration.port)
     }
     let url = URL(string: "http://\(configuration.host):\(port)")!
@@ -134,13 +147,32 @@ public final class ProgressServer: Sendable {
     guard let task = running.take() else { return }
     task.cancel()
     _ = await task.result
+    await store.close()
   }
 
   /// Serves in the foreground until SIGINT or SIGTERM (`wellflow serve`).
   public func runUntilSignalled(onStart: @escaping @Sendable (URL) -> Void) async throws {
     let host = configuration.host
+    // Connected and migrated before the port is bound: a database that cannot be used
+    // is an error at start, not a 500 on every request.
+    try await prepareStore()
     let application = makeApplication { port in onStart(URL(string: "http://\(host):\(port)")!) }
-    try await application.runService()
+    do {
+      try await application.runService()
+    } catch {
+      await store.close()
+      throw error
+    }
+    await store.close()
+  }
+
+  private func prepareStore() async throws {
+    do {
+      try await store.prepare()
+    } catch {
+      await store.close()
+      throw error
+    }
   }
 
   public enum ServerError: Error, CustomStringConvertible {

@@ -26,6 +26,7 @@ enum BackendRouter {
   static let routes: [(path: [Substring], methods: [String])] = [
     (APIPath.progress, ["GET", "POST"]), (APIPath.progressBatch, ["POST"]),
     (APIPath.progressItem, ["GET", "PUT", "DELETE"]), (APIPath.journal, ["GET", "POST"]),
+    (APIPath.events, ["POST"]),
   ].map { ($0.split(separator: "/"), $1) }
 
   /// The methods the API path `parts` takes; nil when it is no API path. `{…}` in a
@@ -73,6 +74,7 @@ enum BackendRouter {
     api.addRoutes(
       JournalController(store: settings.store, catalog: settings.catalog).routes,
       atPath: RouterPath(APIPath.journal))
+    api.addRoutes(EventsController(store: settings.store).routes, atPath: RouterPath(APIPath.events))
     return router
   }
 

@@ -5,6 +5,10 @@ import ProgressContract
 /// use. `SQLiteBackendStore` is its adapter; another database is another adapter. Rows
 /// come back as the contract's types (`ProgressRecord`, `JournalRecord`, `Page`).
 protocol BackendStore: Sendable {
+  /// Before the first request: connects and brings the schema up to date, or says why not.
+  func prepare() async throws
+  /// After the last request.
+  func close() async
   /// Runs `body` in one write transaction: all of its writes happen, or none.
   func write<T: Sendable>(_ body: @escaping @Sendable (any BackendTransaction) throws -> T) async throws -> T
   /// A page of the user's progress rows (of `type`, when given) in date order, and how many
@@ -14,6 +18,42 @@ protocol BackendStore: Sendable {
   func progress(id: String, userID: String) async throws -> ProgressRecord?
   /// A page of the user's journal rows in date order, and how many match in all.
   func journalPage(userID: String, page: PageRequest) async throws -> Page<JournalRecord>
+}
+
+extension BackendStore {
+  func prepare() async throws {}
+  func close() async {}
+}
+
+/// Which database `serve` keeps its rows in: a SQLite file (or memory) or PostgreSQL.
+public enum BackendDatabase: Sendable, Equatable, CustomStringConvertible {
+  /// nil keeps the rows in memory.
+  case sqlite(path: String?)
+  case postgres(PostgresLocation)
+
+  /// A `postgres://` URL, else a SQLite file path.
+  public init(argument: String) throws(PostgresFailure) {
+    if PostgresLocation.isURL(argument) {
+      self = .postgres(try PostgresLocation(url: argument))
+    } else {
+      self = .sqlite(path: argument)
+    }
+  }
+
+  /// Where the rows are, without a password.
+  public var description: String {
+    switch self {
+    case .sqlite(let path): path ?? "memory"
+    case .postgres(let location): location.description
+    }
+  }
+
+  func makeStore() throws -> any BackendStore {
+    switch self {
+    case .sqlite(let path): try SQLiteBackendStore(path: path)
+    case .postgres(let location): PostgresBackendStore(location: location)
+    }
+  }
 }
 
 /// What one write transaction can do.
@@ -32,6 +72,8 @@ protocol BackendTransaction {
   /// False when the user has no row `id`.
   func deleteProgress(id: String, userID: String) throws -> Bool
   func insertJournal(id: String, userID: String, _ input: JournalInput) throws
+  /// Adds analytics events, each one line of an events file (a JSON object).
+  func insertEvents(_ lines: [String]) throws
 }
 
 struct KeptAnswer: Sendable {

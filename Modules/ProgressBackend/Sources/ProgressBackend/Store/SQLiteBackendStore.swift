@@ -89,6 +89,10 @@ final class SQLiteBackendStore: BackendStore {
           END;
           """)
     }
+    migrator.registerMigration("v4: events") { db in
+      // Analytics events from apps (POST /api/v1/events), each one line of an events file.
+      try db.execute(sql: "CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, data TEXT NOT NULL)")
+    }
     return migrator
   }
 
@@ -269,6 +273,11 @@ final class SQLiteBackendStore: BackendStore {
           id, userID, input.createdAt, input.date, input.curriculumID, input.secondaryCurriculumID,
           input.strategyID, input.initiatedBy,
         ])
+    }
+
+    func insertEvents(_ lines: [String]) throws {
+      let statement = try db.cachedStatement(sql: "INSERT INTO events (data) VALUES (?)")
+      for line in lines { try statement.execute(arguments: [line]) }
     }
   }
 }

@@ -17,6 +17,14 @@ enum WireJSON {
     BatchAnswer.encode(answers.map { ($0.status, $0.body) })
   }
 
+  /// `{"data":{"accepted":n}}`: how many events were stored.
+  static func eventsAccepted(_ count: Int) -> Data {
+    var bytes: [UInt8] = Array(#"{"data":{"#.utf8)
+    JSONText.appendString(EventsAnswerField.accepted.rawValue, to: &bytes)
+    bytes += ":\(count)}}".utf8
+    return Data(bytes)
+  }
+
   /// `{"data": value}`.
   static func data(_ value: some JSONWritable) -> Data {
     Data(JSONText.data(value))

@@ -7,6 +7,7 @@ enum WriteAction: Sendable {
   case updateProgress(id: String, ProgressInput)
   case deleteProgress(id: String)
   case createJournal(JournalInput)
+  case recordEvents(EventsInput)
 
   /// Inside a write transaction: does it and answers as the API does.
   func apply(userID: String, in store: any BackendTransaction) throws -> BackendResponse {
@@ -34,6 +35,9 @@ enum WriteAction: Sendable {
       let id = UUID().uuidString.lowercased()
       try store.insertJournal(id: id, userID: userID, input)
       return BackendResponse(status: 201, body: WireJSON.data(JournalRecord(id: id, input)))
+    case .recordEvents(let input):
+      try store.insertEvents(input.lines(userID: userID))
+      return BackendResponse(status: 201, body: WireJSON.eventsAccepted(input.events.count))
     }
   }
 }

@@ -1,0 +1,351 @@
+import Foundation
+import Logging
+import NIOPosix
+import PostgresNIO
+import ProgressContract
+
+/// The backend's rows in PostgreSQL (`BackendStore`'s adapter), for several `serve`
+/// processes on one database: they share the rows, and an idempotency key is one row
+/// whichever process got it first (the table's primary key; the loser of a race runs its
+/// request again and replays the winner's answer).
+final class PostgresBackendStore: BackendStore {
+  let connections: PostgresConnections
+  /// Where write transactions run: the port's transactions are synchronous, so each one
+  /// waits for its statements on a thread of its own, never on an event loop or a thread
+  /// of Swift's concurrency pool.
+  private let threads: NIOThreadPool
+  private var logger: Logger { connections.logger }
+
+  init(location: PostgresLocation, threads: Int = 16) {
+    connections = PostgresConnections(location: location)
+    self.threads = NIOThreadPool(numberOfThreads: threads)
+    self.threads.start()
+  }
+
+  var location: PostgresLocation { connections.location }
+
+  /// How many times a write is tried when it lost a race with another process (a unique
+  /// key taken meanwhile, a deadlock, a serialization failure).
+  static let attempts = 5
+
+  func prepare() async throws {
+    do {
+      try await connections.withConnection { connection in
+        try await Self.migrate(connection, logger: logger)
+      }
+    } catch {
+      throw PostgresFailure(location: location.description, error: error)
+    }
+  }
+
+  func close() async {
+    await connections.close()
+    try? await threads.shutdownGracefully()
+  }
+
+  // MARK: schema
+
+  /// The schema's versions in order; each runs once per database, in one transaction.
+  static let migrations: [(version: Int, statements: [String])] = [
+    (
+      1,
+      [
+        """
+        CREATE TABLE progress (
+          seq bigserial PRIMARY KEY,
+          id text NOT NULL UNIQUE,
+          user_id text NOT NULL,
+          type text NOT NULL,
+          quantity double precision NOT NULL,
+          logged_at text NOT NULL,
+          date text COLLATE "C" NOT NULL,
+          notes text,
+          entry_id text
+        )
+        """,
+        "CREATE INDEX progress_by_user_date ON progress (user_id, date, seq)",
+        "CREATE INDEX progress_by_user_type ON progress (user_id, type)",
+        "CREATE UNIQUE INDEX progress_by_entry ON progress (user_id, entry_id) WHERE entry_id IS NOT NULL",
+        """
+        CREATE TABLE journal (
+          seq bigserial PRIMARY KEY,
+          id text NOT NULL UNIQUE,
+          user_id text NOT NULL,
+          created_at text NOT NULL,
+          date text COLLATE "C" NOT NULL,
+          curriculum_id bigint NOT NULL,
+          secondary_curriculum_id bigint,
+          strategy_id bigint,
+          initiated_by text NOT NULL
+        )
+        """,
+        "CREATE INDEX journal_by_user_date ON journal (user_id, date, seq)",
+        """
+        CREATE TABLE idempotency (
+          user_id text NOT NULL,
+          key text NOT NULL,
+          status integer NOT NULL,
+          body bytea NOT NULL,
+          fingerprint bytea,
+          PRIMARY KEY (user_id, key)
+        )
+        """,
+      ]
+    ),
+    (
+      2,
+      [
+        // Analytics events, from `wellflow run --events postgres://…` and from apps through
+        // POST /api/v1/events: each the NDJSON object of an events file, in the order they
+        // came (`seq`). `ts`, `user` and `event` are columns for the report's SQL.
+        """
+        CREATE TABLE events (
+          seq bigserial PRIMARY KEY,
+          data jsonb NOT NULL,
+          ts text COLLATE "C" GENERATED ALWAYS AS (data->>'ts') STORED,
+          user_id text GENERATED ALWAYS AS (data->>'user') STORED,
+          event text GENERATED ALWAYS AS (data->>'event') STORED
+        )
+        """,
+        "CREATE INDEX events_by_event_user ON events (event, user_id)",
+      ]
+    ),
+  ]
+
+  /// Brings the schema up to date. Processes starting together take turns on an advisory
+  /// lock, so each version runs once; a later one finds it recorded.
+  static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+    try await connection.inTransaction(logger: logger) { connection in
+      // Any fixed number; "wellflow" in ASCII.
+      try await connection.query("SELECT pg_advisory_xact_lock(8531361451727124345)", logger: logger)
+      try await connection.query(
+        """
+        CREATE TABLE IF NOT EXISTS wellflow_schema (
+          version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+        """, logger: logger)
+      var applied = Set<Int>()
+      for try await version in try await connection.query(
+        "SELECT version FROM wellflow_schema", logger: logger
+      )
+      .decode(Int.self) {
+        applied.insert(version)
+      }
+      for migration in migrations where !applied.contains(migration.version) {
+        try await connection.run(migration.statements, logger: logger)
+        try await connection.query(
+          "INSERT INTO wellflow_schema (version) VALUES (\(migration.version))", logger: logger)
+      }
+    }
+  }
+
+  // MARK: BackendStore
+
+  func write<T: Sendable>(_ body: @escaping @Sendable (any BackendTransaction) throws -> T) async throws -> T
+  {
+    var attempt = 1
+    while true {
+      do {
+        return try await connections.withConnection { connection in
+          try await threads.runIfActive { [logger] in
+            try Transaction.run(on: connection, logger: logger, body)
+          }
+        }
+      } catch let error where attempt < Self.attempts && Self.lostARace(error) {
+        attempt += 1
+      }
+    }
+  }
+
+  /// unique_violation, serialization_failure, deadlock_detected: another process wrote
+  /// first; the write runs again and sees what it wrote.
+  static func lostARace(_ error: any Error) -> Bool {
+    ["23505", "40001", "40P01"].contains(PostgresFailure.sqlState(error))
+  }
+
+  func progressPage(userID: String, type: String?, page: PageRequest) async throws -> Page<ProgressRecord> {
+    let filter = Self.filter(userID: userID, type: type, page: page)
+    return try await connections.withConnection { connection in
+      var count = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM progress WHERE " + filter.sql)
+      count.binds = filter.binds
+      let total = try await Self.one(Int.self, connection.query(count, logger: logger)) ?? 0
+      var rows = PostgresQuery(
+        unsafeSQL: """
+          SELECT id, type, quantity, date, notes, logged_at, entry_id FROM progress WHERE \(filter.sql)
+          ORDER BY date, seq LIMIT $\(filter.binds.count + 1) OFFSET $\(filter.binds.count + 2)
+          """)
+      rows.binds = filter.binds
+      rows.binds.append(page.limit)
+      rows.binds.append(page.offset)
+      var entries: [ProgressRecord] = []
+      for try await row in try await connection.query(rows, logger: logger).decode(
+        (String, String, Double, String, String?, String, String?).self)
+      {
+        entries.append(
+          ProgressRecord(
+            id: row.0, type: row.1, quantity: row.2, date: row.3, notes: row.4, loggedAt: row.5,
+            entryID: row.6))
+      }
+      return Page(entries: entries, total: total, limit: page.limit, offset: page.offset)
+    }
+  }
+
+  func progress(id: String, userID: String) async throws -> ProgressRecord? {
+    try await connections.withConnection { connection in
+      let rows = try await connection.query(
+        """
+        SELECT id, type, quantity, date, notes, logged_at, entry_id FROM progress
+        WHERE id = \(id) AND user_id = \(userID)
+        """, logger: logger)
+      for try await row in rows.decode((String, String, Double, String, String?, String, String?).self) {
+        return ProgressRecord(
+          id: row.0, type: row.1, quantity: row.2, date: row.3, notes: row.4, loggedAt: row.5, entryID: row.6)
+      }
+      return nil
+    }
+  }
+
+  func journalPage(userID: String, page: PageRequest) async throws -> Page<JournalRecord> {
+    let filter = Self.filter(userID: userID, type: nil, page: page)
+    return try await connections.withConnection { connection in
+      var count = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM journal WHERE " + filter.sql)
+      count.binds = filter.binds
+      let total = try await Self.one(Int.self, connection.query(count, logger: logger)) ?? 0
+      var rows = PostgresQuery(
+        unsafeSQL: """
+          SELECT id, created_at, curriculum_id, secondary_curriculum_id, strategy_id, initiated_by
+          FROM journal WHERE \(filter.sql)
+          ORDER BY date, seq LIMIT $\(filter.binds.count + 1) OFFSET $\(filter.binds.count + 2)
+          """)
+      rows.binds = filter.binds
+      rows.binds.append(page.limit)
+      rows.binds.append(page.offset)
+      var entries: [JournalRecord] = []
+      for try await row in try await connection.query(rows, logger: logger).decode(
+        (String, String, Int, Int?, Int?, String).self)
+      {
+        entries.append(
+          JournalRecord(
+            id: row.0, createdAt: row.1, curriculumID: row.2, secondaryCurriculumID: row.3, strategyID: row.4,
+            initiatedBy: row.5))
+      }
+      return Page(entries: entries, total: total, limit: page.limit, offset: page.offset)
+    }
+  }
+
+  /// The WHERE clause of a user's rows (of `type`, within the page's dates) and its binds.
+  private static func filter(userID: String, type: String?, page: PageRequest) -> (
+    sql: String, binds: PostgresBindings
+  ) {
+    var binds = PostgresBindings()
+    var conditions: [String] = []
+    func add(_ condition: String, _ value: String) {
+      binds.append(value)
+      conditions.append("\(condition) $\(binds.count)")
+    }
+    add("user_id =", userID)
+    if let type { add("type =", type) }
+    if let from = page.from { add("date >=", from) }
+    if let to = page.to { add("date <=", to) }
+    return (conditions.joined(separator: " AND "), binds)
+  }
+
+  private static func one<V: PostgresDecodable & Sendable>(_ type: V.Type, _ rows: PostgresRowSequence)
+    async throws
+    -> V?
+  {
+    for try await value in rows.decode(V.self) { return value }
+    return nil
+  }
+
+  /// One write transaction's statements, each waited for on the transaction's thread.
+  private struct Transaction: BackendTransaction {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    static func run<T>(
+      on connection: PostgresConnection, logger: Logger, _ body: (any BackendTransaction) throws -> T
+    ) throws -> T {
+      let transaction = Transaction(connection: connection, logger: logger)
+      _ = try transaction.run("BEGIN")
+      let value: T
+      do {
+        value = try body(transaction)
+      } catch {
+        _ = try? transaction.run("ROLLBACK")
+        throw error
+      }
+      _ = try transaction.run("COMMIT")
+      return value
+    }
+
+    @discardableResult
+    func run(_ query: PostgresQuery) throws -> PostgresQueryResult {
+      try connection.query(query, logger: logger).wait()
+    }
+
+    func keptAnswer(userID: String, key: String) throws -> KeptAnswer? {
+      let result = try run(
+        "SELECT status, body, fingerprint FROM idempotency WHERE user_id = \(userID) AND key = \(key)")
+      guard let row = result.rows.first else { return nil }
+      let (status, body, fingerprint) = try row.decode((Int, Data, Data?).self)
+      return KeptAnswer(
+        response: BackendResponse(status: status, body: body, replayed: true), fingerprint: fingerprint)
+    }
+
+    func keep(_ response: BackendResponse, fingerprint: Data, userID: String, key: String) throws {
+      try run(
+        """
+        INSERT INTO idempotency (user_id, key, status, body, fingerprint)
+        VALUES (\(userID), \(key), \(response.status), \(response.body), \(fingerprint))
+        """)
+    }
+
+    func progressID(userID: String, entryID: String) throws -> String? {
+      try run("SELECT id FROM progress WHERE user_id = \(userID) AND entry_id = \(entryID)").rows.first?
+        .decode(String.self)
+    }
+
+    func progressEntryID(id: String, userID: String) throws -> String?? {
+      guard
+        let row = try run("SELECT entry_id FROM progress WHERE id = \(id) AND user_id = \(userID)").rows.first
+      else { return nil }
+      return .some(try row.decode(String?.self))
+    }
+
+    func insertProgress(id: String, userID: String, _ input: ProgressInput) throws {
+      try run(
+        """
+        INSERT INTO progress (id, user_id, type, quantity, logged_at, date, notes, entry_id)
+        VALUES (\(id), \(userID), \(input.type), \(Double(input.quantity)), \(input.loggedAt), \(input.date),
+          \(input.notes), \(input.entryID))
+        """)
+    }
+
+    func updateProgress(id: String, _ input: ProgressInput) throws {
+      try run(
+        """
+        UPDATE progress SET type = \(input.type), quantity = \(Double(input.quantity)),
+          logged_at = \(input.loggedAt), date = \(input.date), notes = \(input.notes)
+        WHERE id = \(id)
+        """)
+    }
+
+    func deleteProgress(id: String, userID: String) throws -> Bool {
+      (try run("DELETE FROM progress WHERE id = \(id) AND user_id = \(userID)").metadata.rows ?? 0) > 0
+    }
+
+    func insertJournal(id: String, userID: String, _ input: JournalInput) throws {
+      try run(
+        """
+        INSERT INTO journal (id, user_id, created_at, date, curriculum_id, secondary_curriculum_id,
+          strategy_id, initiated_by)
+        VALUES (\(id), \(userID), \(input.createdAt), \(input.date), \(input.curriculumID),
+          \(input.secondaryCurriculumID), \(input.strategyID), \(input.initiatedBy))
+        """)
+    }
+
+    func insertEvents(_ lines: [String]) throws {
+      try run("INSERT INTO events (data) SELECT line::jsonb FROM unnest(\(lines)::text[]) AS line")
+    }
+  }
+}
