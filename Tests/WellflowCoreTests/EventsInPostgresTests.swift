@@ -1,3 +1,4 @@
+import Experiments
 import FlowKit
 import Foundation
 import PostgresNIO
@@ -102,6 +103,43 @@ enum PostgresForTests {
     }
     let fromRun = await report("\(location)", experiments: Self.experiments)
     #expect(fromRun.outText == (await report(file, experiments: Self.experiments)).outText)
+  }
+
+  /// CUPED's covariate comes from events before exposure: the report from PostgreSQL reads
+  /// them as the file's does.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func aCovariateBeforeExposureCountsFromPostgresToo() async throws {
+    let workspace = Workspace()
+    let lines = (0..<20).flatMap { index -> [String] in
+      let stamp = #""ts":"2026-01-05T09:00:0\#(index % 10)Z","user":"u\#(index)""#
+      let variation = index % 2 == 0 ? "full" : "quick"
+      return [
+        #"{\#(stamp),"event":"mood_saved","flow":"checkin","score":\#(index % 4 + 1)}"#,
+        #"{\#(stamp),"event":"experiment_viewed","flow":"checkin","experiment":"checkin-length","variation":"\#(variation)"}"#,
+        #"{\#(stamp),"event":"mood_saved","flow":"checkin","score":\#(index % 4 + index % 2 + 2)}"#,
+      ]
+    }
+    let file = workspace.write("events.ndjson", lines.joined(separator: "\n") + "\n")
+    let experiments = workspace.write(
+      "x.yaml",
+      """
+      experiments:
+        - key: checkin-length
+          flow: checkin
+          variations: [full, quick]
+          covariate: {event: mood_saved, value: score}
+          metrics:
+            - {name: mood score, event: mood_saved, value: score}
+      """)
+    let database = try await PostgresForTests.freshDatabase()
+    try await PostgresEvents.prepare(database)
+    #expect(try await PostgresEvents.insert(ndjsonFile: file, into: database) == lines.count)
+    let expected = await report(file, experiments: experiments)
+    let actual = await report("\(database)", experiments: experiments)
+    #expect(expected.code == 0, "\(expected.errText)")
+    #expect(actual.outText == expected.outText)
+    let decoded = try JSONDecoder().decode(ExperimentReport.self, from: Data(actual.outText.utf8))
+    #expect(decoded.cuped?.usersWithCovariate == 20)
   }
 
   @Test func aDatabaseThatCannotBeUsedIsOneLineWithoutThePasswordAndNothingRuns() async throws {

@@ -3,12 +3,13 @@ import Foundation
 import PostgresNIO
 import ProgressBackend
 
-/// `wellflow report postgres://… --experiment KEY`: the events the report can use, chosen
-/// by PostgreSQL (each exposed user's events from their first exposure on, in the order
-/// they were stored, and the names of the other experiments exposed), are streamed into a
-/// file of the events file's form, which the report then reads as any other: the same
-/// reader, builder and statistics, so the report equals the one of the same events in a
-/// file. The client holds one batch of rows at a time.
+/// `wellflow report postgres://… --experiment KEY`: the table's events, in the order they
+/// were stored, are streamed into a file of the events file's form, which the report then
+/// reads as any other: the same reader, builder and statistics, so the report equals the
+/// one of the same events in a file. Every event is read, not only exposed users' from
+/// their exposure on: CUPED's covariate comes from before it, and a metric's field is
+/// checked on every event. The client holds one batch of rows at a time; the counting is
+/// the client's, not yet SQL's.
 public enum ReportFromPostgres {
   @MainActor
   public static func execute(_ configuration: ReportConfiguration, console: Console = .standard) async
@@ -23,7 +24,7 @@ public enum ReportFromPostgres {
     defer { try? FileManager.default.removeItem(atPath: file) }
     do {
       let location = try PostgresLocation(url: configuration.eventsPath)
-      try await export(experiment: configuration.experiment, from: location, to: file)
+      try await export(from: location, to: file)
     } catch {
       console.err("error: \(terminalSafe(error.description))")
       return 2
@@ -33,8 +34,8 @@ public enum ReportFromPostgres {
     return ReportCommand.execute(local, console: console)
   }
 
-  /// Writes the events `experiment`'s report reads to `path`, one JSON object a line.
-  static func export(experiment: String, from location: PostgresLocation, to path: String)
+  /// Writes the table's events to `path`, one JSON object a line.
+  static func export(from location: PostgresLocation, to path: String)
     async throws(PostgresFailure)
   {
     guard FileManager.default.createFile(atPath: path, contents: nil),
@@ -57,28 +58,7 @@ public enum ReportFromPostgres {
           buffer.removeAll(keepingCapacity: true)
         }
       }
-      // Other experiments' names only say what was exposed when this one was not: one
-      // exposure each, first, before any user of this experiment is known.
-      let others = try await connection.query(
-        """
-        SELECT DISTINCT data->>'experiment' FROM events
-        WHERE event = 'experiment_viewed' AND data->>'experiment' IS NOT NULL
-          AND data->>'experiment' <> \(experiment)
-        """, logger: logger)
-      for try await name in others.decode(String.self) {
-        let quoted = String(decoding: try JSONEncoder().encode(name), as: UTF8.self)
-        try add(
-          #"{"ts":"1970-01-01T00:00:00Z","user":"","event":"experiment_viewed","experiment":"# + quoted + "}")
-      }
-      let rows = try await connection.query(
-        """
-        WITH exposed AS (
-          SELECT user_id, min(seq) AS first FROM events
-          WHERE event = 'experiment_viewed' AND data->>'experiment' = \(experiment)
-          GROUP BY user_id)
-        SELECT e.data::text FROM events e JOIN exposed x ON x.user_id = e.user_id AND e.seq >= x.first
-        ORDER BY e.seq
-        """, logger: logger)
+      let rows = try await connection.query("SELECT data::text FROM events ORDER BY seq", logger: logger)
       for try await line in rows.decode(String.self) {
         try add(line)
       }
