@@ -26,6 +26,7 @@ let package = Package(
     .library(name: "JournalSQLite", targets: ["JournalSQLite"]),
     .library(name: "RemindersSQLite", targets: ["RemindersSQLite"]),
     .library(name: "Experiments", targets: ["Experiments"]),
+    .library(name: "StrictJSON", targets: ["StrictJSON"]),
     .library(name: "Journal", targets: ["Journal"]),
     .library(name: "JournalCatalog", targets: ["JournalCatalog"]),
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
@@ -79,7 +80,13 @@ let package = Package(
     .target(
       name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding",
       resources: [.copy("Localization")]),
-    .target(name: "Experiments", dependencies: ["FlowKit"], path: "Modules/Experiments/Sources/Experiments"),
+    // Strict JSON read from bytes: the backend's request bodies, the events reader and
+    // GrowthBook's values. Foundation only.
+    .target(name: "StrictJSON", path: "Modules/StrictJSON/Sources/StrictJSON"),
+    .target(
+      name: "Experiments", dependencies: ["FlowKit", "StrictJSON"],
+      path: "Modules/Experiments/Sources/Experiments"
+    ),
     .target(
       name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking",
       resources: [.copy("Localization")]),
@@ -158,7 +165,7 @@ let package = Package(
     .target(
       name: "ProgressBackend",
       dependencies: [
-        "FlowKit", "JournalCatalog", "ProgressContract",
+        "FlowKit", "JournalCatalog", "ProgressContract", "StrictJSON",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Crypto", package: "swift-crypto"),
@@ -183,7 +190,7 @@ let package = Package(
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
-        "MoodTrackingSQLite", "JournalSQLite",
+        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON",
         .product(name: "Yams", package: "Yams"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
@@ -228,9 +235,9 @@ let package = Package(
       name: "wellflow-bench",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
-        "Storage", "Sync", "SyncHTTPClient", "ProgressBackend", "MoodTrackingSQLite",
+        "Storage", "Sync", "SyncHTTPClient", "ProgressBackend", "MoodTrackingSQLite", "StrictJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
-      ], path: "Tools/Bench"),
+      ], path: "Tools/Bench", exclude: ["PERFORMANCE.md"]),
 
     .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
     .testTarget(
@@ -253,7 +260,12 @@ let package = Package(
     .testTarget(
       name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
     .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit", "FlowKitTesting"]),
-    .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
+    .testTarget(
+      name: "ExperimentsTests", dependencies: ["Experiments", "StrictJSON", "PythonSupport"],
+      exclude: ["Fixtures"]),
+    .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
+    // `python3` for the tests that compare with a Python reference.
+    .target(name: "PythonSupport", path: "Tests/Support/PythonSupport"),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit", "FlowKitTesting"]),
@@ -267,7 +279,8 @@ let package = Package(
       name: "WellflowCoreTests",
       dependencies: [
         "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
-        "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
+        "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite", "StrictJSON",
+        "PythonSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ], exclude: ["Fixtures"]),
@@ -276,7 +289,7 @@ let package = Package(
       dependencies: [
         "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal",
         "SyncHTTPClient", "SyncURLSession", "sync-crash-helper", "MoodTrackingSQLite", "WellflowComposition",
-        "MoodTrackingSync", "JournalSync",
+        "MoodTrackingSync", "JournalSync", "StrictJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

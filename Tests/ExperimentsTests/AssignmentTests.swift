@@ -1,4 +1,5 @@
 import Experiments
+import StrictJSON
 import Testing
 
 struct AssignmentTests {

@@ -1,5 +1,6 @@
 import Experiments
 import Foundation
+import StrictJSON
 import Testing
 
 /// GrowthBook's cross-SDK cases, spec 0.8.0. The source of truth is

@@ -1,5 +1,6 @@
 import Experiments
 import Foundation
+import StrictJSON
 import Testing
 
 /// Every case of GrowthBook's shared SDK test file for the groups Wellflow implements.

@@ -1,4 +1,5 @@
 import Experiments
+import StrictJSON
 import Testing
 
 /// JS coercions the shared cases do not reach, checked against what Node prints for the

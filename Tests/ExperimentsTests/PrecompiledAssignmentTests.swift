@@ -1,4 +1,5 @@
 import Experiments
+import StrictJSON
 import Testing
 
 /// `FlowExperiment.assign` runs GrowthBook's algorithm on a definition prepared once and

@@ -1,4 +1,5 @@
 import Experiments
+import StrictJSON
 import Testing
 
 /// Prerequisites are evaluated by nested calls: at most `maxPrerequisiteDepth` deep, so a

@@ -1,5 +1,7 @@
 import Experiments
 import Foundation
+import PythonSupport
+import StrictJSON
 import Testing
 
 /// GrowthBook's own Python SDK (`pip install growthbook`) assigns the same 10,000 users as
@@ -28,25 +30,11 @@ struct PythonReferenceTests {
   ]
   static let skills = ["beginner", "intermediate", "advanced"]
 
-  /// Whether `python3 -c "import growthbook"` works.
-  static let sdkInstalled: Bool = {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "import growthbook"]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
-  }()
-
-  static var required: Bool {
-    ProcessInfo.processInfo.environment["WELLFLOW_REQUIRE_PYTHON_REFERENCE"] == "1"
-  }
+  static let sdkInstalled = Python.succeeds("import growthbook")
 
   @Test(
     .enabled(
-      if: sdkInstalled || required,
+      if: sdkInstalled || Python.required,
       "GrowthBook's Python SDK is not installed: pip install growthbook==4.0.0 (CI requires it)"))
   func pythonSDKAssignsTenThousandUsersAlike() throws {
     let users: [[String: JSONValue]] = (0..<10_000).map { index in
@@ -58,29 +46,12 @@ struct PythonReferenceTests {
     let request: JSONValue = [
       "experiments": .array(Self.experiments.map(Self.json)), "users": .array(users.map(JSONValue.object)),
     ]
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", Self.script.path, "assign"]
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let body = try JSONEncoder().encode(request)
-    let writer = Thread {
-      input.fileHandleForWriting.write(body)
-      try? input.fileHandleForWriting.close()
-    }
-    writer.start()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let run = try Python.run([Self.script.path, "assign"], input: try JSONEncoder().encode(request))
     try #require(
-      process.terminationStatus == 0,
-      "python3 \(Self.script.path) failed (\(process.terminationStatus)): \(stderr) — this check needs python3 and `pip install growthbook`"
+      run.status == 0,
+      "python3 \(Self.script.path) failed (\(run.status)): \(run.stderr) — this check needs python3 and `pip install growthbook`"
     )
+    let data = run.stdout
     let answer = try JSONDecoder().decode([String: [[[JSONValue]]]].self, from: data)
     let assignments = try #require(answer["assignments"])
     try #require(assignments.count == Self.experiments.count)

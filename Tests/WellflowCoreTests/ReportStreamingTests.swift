@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import StrictJSON
 import Testing
 
 @testable import WellflowCore

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import PythonSupport
 import Testing
 
 @testable import WellflowCore
@@ -173,11 +174,13 @@ struct ScriptSchemaTests {
     #expect(schema["$schema"] == .string("https://json-schema.org/draft/2020-12/schema"))
   }
 
+  nonisolated static let validatorInstalled = Python.succeeds("from jsonschema import Draft202012Validator")
+
   /// A real validator (Python's `jsonschema`) agrees: the schemas are valid 2020-12
   /// schemas and the examples pass them. CI installs it and requires this check.
   @Test(
     .enabled(
-      if: PythonCheck.validatorInstalled || PythonCheck.required,
+      if: Self.validatorInstalled || Python.required,
       "Python's jsonschema is not installed: pip install jsonschema (CI requires it)"))
   func pythonsJSONSchemaAgrees() throws {
     let registry = try WellflowApp.makeRegistry()
@@ -210,19 +213,9 @@ struct ScriptSchemaTests {
           errors = list(Draft202012Validator(schema).iter_errors(json.load(open(instance_name))))
           print(instance_name, "invalid" if errors else "valid")
       """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script]
-    process.currentDirectoryURL = URL(fileURLWithPath: workspace.path(""))
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(stderr)")
+    let run = try Python.run(["-c", script], in: workspace.path(""))
+    #expect(run.status == 0, "\(run.stderr)")
+    let printed = String(decoding: run.stdout, as: UTF8.self)
     let verdicts = printed.split(separator: "\n").map { String($0.split(separator: " ").last ?? "") }
     #expect(verdicts == Array(repeating: "valid", count: cases.count - 1) + ["invalid"], "\(printed)")
   }
@@ -236,23 +229,5 @@ struct ScriptSchemaTests {
     case .array(let items): items.map(foundation)
     case .object(let pairs): pairs.mapValues(foundation)
     }
-  }
-}
-
-enum PythonCheck {
-  /// Whether Python's jsonschema can be imported.
-  static let validatorInstalled: Bool = {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "from jsonschema import Draft202012Validator"]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
-  }()
-  /// CI sets it, so a missing Python package fails there instead of skipping.
-  static var required: Bool {
-    ProcessInfo.processInfo.environment["WELLFLOW_REQUIRE_PYTHON_REFERENCE"] == "1"
   }
 }

@@ -3,6 +3,7 @@ import FlowKit
 import Foundation
 import Onboarding
 import Storage
+import StrictJSON
 import WellflowComposition
 import WellflowCore
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 
 extension GrowthBook {
   /// GrowthBook's targeting condition language (a MongoDB-like subset), evaluated against

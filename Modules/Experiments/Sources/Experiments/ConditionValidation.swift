@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 
 /// One step into a condition: a member name or a list index.
 public enum ConditionPathElement: Sendable, Hashable, CustomStringConvertible {

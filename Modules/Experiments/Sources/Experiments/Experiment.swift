@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// A GrowthBook experiment definition. Field names and defaults follow GrowthBook's
 /// `Experiment` type, so a definition decodes from the same JSON.
 public struct Experiment: Sendable, Equatable, Codable {

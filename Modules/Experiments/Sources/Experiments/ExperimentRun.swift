@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// An experiment prepared once for many runs: the seed folded into its hash, the bucket
 /// ranges built, the condition compiled and the variation keys spelled. Immutable, so one
 /// can be shared by any number of runs. `GrowthBook.run(_ experiment: Experiment, …)`

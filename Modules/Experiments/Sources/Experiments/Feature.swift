@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// A feature of a GrowthBook SDK payload (`{"features": {key: feature}}`): a default
 /// value and rules tried in order.
 public struct Feature: Sendable, Equatable, Codable {

@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// An experiment on a flow as an experiment file's `experiments:` declares it: each variation
 /// names a variant of `flow`; the first is the control.
 public struct FlowExperiment: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 
 // GrowthBook's reference SDK is JavaScript and its conditions lean on JS coercions
 // (`value + ""`, `value * 1`, `<` between mixed types). These helpers reproduce them for

@@ -1,6 +1,7 @@
 import Crypto
 import FlowKit
 import Foundation
+import StrictJSON
 
 /// HS256 JSON Web Tokens: the bearer tokens of the progress API, whose `sub` is the user.
 /// A token is accepted only with `alg` HS256, `exp` a number in the future,

@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import StrictJSON
 
 /// A line of an events file that is not an event.
 public struct EventsFileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -95,27 +96,18 @@ enum EventLine {
     var message: String
   }
 
-  /// A value of the line's object: members the report reads keep their value.
-  enum Value {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case compound
-  }
-
   static let members: Set<String> = ["ts", "user", "event", "flow", "variant"]
 
   static func event(_ line: UnsafeBufferPointer<UInt8>, keeping wanted: Set<String>?) throws(Problem)
     -> ReportEvent
   {
-    var parser = Parser(bytes: line)
-    guard let object = parser.object() else {
+    guard let object = object(line) else {
       let text = terminalSafe(String(decoding: line.prefix(60), as: UTF8.self))
       throw Problem(message: "not a JSON object: \(text)\(line.count > 60 ? "…" : "")")
     }
-    // The last of a repeated key wins, as JSONDecoder's does.
-    func member(_ key: String) -> Value? { object.last { $0.key == key }?.value }
+    // The last of a repeated key wins, as in PostgreSQL's jsonb: a report from the
+    // database reads the line as the file's report does.
+    func member(_ key: String) -> JSONValue? { object.last { $0.key == key }?.value }
     func text(_ key: String, required: Bool) throws(Problem) -> String? {
       switch member(key) {
       case .string(let string): return string
@@ -134,7 +126,7 @@ enum EventLine {
     var fields: [String: String] = [:]
     for (key, value) in object where !members.contains(key) {
       switch value {
-      case .compound:
+      case .array, .object:
         throw Problem(
           message:
             "field '\(terminalSafe(key, limit: ReportCommand.nameLimit))' must be text, a number or a flag")
@@ -205,215 +197,20 @@ enum EventLine {
     }
   }
 
-  /// A strict JSON reader over one line's bytes: the top-level object's members in
-  /// order; nested arrays and objects are checked and kept as `.compound`.
-  struct Parser {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
-    /// Deeper nesting than this is refused, as JSONDecoder refuses it, never a crash.
-    static let depthLimit = 512
-
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
-
-    mutating func object() -> [(key: String, value: Value)]? {
-      skipSpace()
-      guard peek == UInt8(ascii: "{") else { return nil }
-      index += 1
-      var members: [(key: String, value: Value)] = []
-      skipSpace()
-      if peek == UInt8(ascii: "}") {
-        index += 1
-      } else {
-        while true {
-          skipSpace()
-          guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
-          skipSpace()
-          guard peek == UInt8(ascii: ":") else { return nil }
-          index += 1
-          guard let value = value(depth: 1) else { return nil }
-          members.append((key, value))
-          skipSpace()
-          if peek == UInt8(ascii: ",") {
-            index += 1
-            // JSONDecoder takes a comma before the end (`{"a": 1,}`); so does the report.
-            skipSpace()
-            if peek == UInt8(ascii: "}") {
-              index += 1
-              break
-            }
-          } else if peek == UInt8(ascii: "}") {
-            index += 1
-            break
-          } else {
-            return nil
-          }
-        }
+  /// The line's top-level object, its members in order. Nil when the line is not one
+  /// JSON object.
+  static func object(_ line: UnsafeBufferPointer<UInt8>) -> [(key: String, value: JSONValue)]? {
+    var scanner = JSONScanner(bytes: line)
+    var members: [(key: String, value: JSONValue)] = []
+    do throws(JSONSyntaxError) {
+      scanner.skipWhitespace()
+      try scanner.members { (key, scanner) throws(JSONSyntaxError) in
+        members.append((key, try scanner.value(depth: 1)))
       }
-      skipSpace()
-      return index == bytes.count ? members : nil
-    }
-
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-    private mutating func skipSpace() {
-      while let byte = peek, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
-    }
-
-    private mutating func literal(_ word: StaticString) -> Bool {
-      let count = word.utf8CodeUnitCount
-      guard index + count <= bytes.count else { return false }
-      for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
-      index += count
-      return true
-    }
-
-    private mutating func value(depth: Int) -> Value? {
-      skipSpace()
-      guard let byte = peek else { return nil }
-      switch byte {
-      case UInt8(ascii: "\""): return string().map(Value.string)
-      case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
-      case UInt8(ascii: "f"): return literal("false") ? .bool(false) : nil
-      case UInt8(ascii: "n"): return literal("null") ? .null : nil
-      case UInt8(ascii: "["), UInt8(ascii: "{"):
-        return depth < Self.depthLimit && skipCompound(depth: depth) ? .compound : nil
-      default: return number().map(Value.number)
-      }
-    }
-
-    /// An array or object, checked and passed over.
-    private mutating func skipCompound(depth: Int) -> Bool {
-      let isObject = bytes[index] == UInt8(ascii: "{")
-      let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
-      index += 1
-      skipSpace()
-      if peek == close {
-        index += 1
-        return true
-      }
-      while true {
-        if isObject {
-          skipSpace()
-          guard peek == UInt8(ascii: "\""), string() != nil else { return false }
-          skipSpace()
-          guard peek == UInt8(ascii: ":") else { return false }
-          index += 1
-        }
-        guard value(depth: depth + 1) != nil else { return false }
-        skipSpace()
-        if peek == UInt8(ascii: ",") {
-          index += 1
-          skipSpace()
-          if peek == close {
-            index += 1
-            return true
-          }
-        } else if peek == close {
-          index += 1
-          return true
-        } else {
-          return false
-        }
-      }
-    }
-
-    /// A number as JSON spells it: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    private mutating func number() -> Double? {
-      let start = index
-      if peek == UInt8(ascii: "-") { index += 1 }
-      func digits() -> Int {
-        let first = index
-        while let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
-        return index - first
-      }
-      guard let first = peek else { return nil }
-      if first == UInt8(ascii: "0") {
-        index += 1
-      } else if digits() == 0 {
-        return nil
-      }
-      if peek == UInt8(ascii: ".") {
-        index += 1
-        guard digits() > 0 else { return nil }
-      }
-      if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
-        index += 1
-        if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
-        guard digits() > 0 else { return nil }
-      }
-      let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-      guard let value = Double(text), value.isFinite else { return nil }
-      return value
-    }
-
-    /// A string, its escapes read; nil for a control character, a bad escape, a lone
-    /// surrogate or bytes that are not UTF-8.
-    private mutating func string() -> String? {
-      index += 1
-      let start = index
-      var escaped = false
-      while let byte = peek, byte != UInt8(ascii: "\"") {
-        if byte < 0x20 { return nil }
-        if byte == UInt8(ascii: "\\") {
-          escaped = true
-          index += 1
-          guard peek != nil else { return nil }
-        }
-        index += 1
-      }
-      guard peek == UInt8(ascii: "\"") else { return nil }
-      let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
-      index += 1
-      guard escaped else { return String(validating: raw, as: UTF8.self) }
-      return Self.unescape(raw)
-    }
-
-    private static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> String? {
-      var out: [UInt8] = []
-      out.reserveCapacity(raw.count)
-      var index = 0
-      func hex4(_ at: Int) -> UInt32? {
-        guard at + 4 <= raw.count else { return nil }
-        var value: UInt32 = 0
-        for byte in raw[at..<at + 4] {
-          guard let digit = Character(UnicodeScalar(byte)).hexDigitValue else { return nil }
-          value = value * 16 + UInt32(digit)
-        }
-        return value
-      }
-      while index < raw.count {
-        let byte = raw[index]
-        guard byte == UInt8(ascii: "\\") else {
-          out.append(byte)
-          index += 1
-          continue
-        }
-        let kind = raw[index + 1]
-        index += 2
-        switch kind {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(kind)
-        case UInt8(ascii: "b"): out.append(0x08)
-        case UInt8(ascii: "f"): out.append(0x0C)
-        case UInt8(ascii: "n"): out.append(0x0A)
-        case UInt8(ascii: "r"): out.append(0x0D)
-        case UInt8(ascii: "t"): out.append(0x09)
-        case UInt8(ascii: "u"):
-          guard var scalar = hex4(index) else { return nil }
-          index += 4
-          if (0xD800..<0xDC00).contains(scalar) {
-            guard index + 6 <= raw.count, raw[index] == UInt8(ascii: "\\"),
-              raw[index + 1] == UInt8(ascii: "u"),
-              let low = hex4(index + 2), (0xDC00..<0xE000).contains(low)
-            else { return nil }
-            index += 6
-            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-          }
-          guard let unicode = Unicode.Scalar(scalar) else { return nil }
-          out.append(contentsOf: String(Character(unicode)).utf8)
-        default: return nil
-        }
-      }
-      return String(validating: out, as: UTF8.self)
+      scanner.skipWhitespace()
+      return scanner.isAtEnd ? members : nil
+    } catch {
+      return nil
     }
   }
 }

@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import StrictJSON
 import WellflowComposition
 
 /// Chooses the variant of a flow started without one, from a GrowthBook payload's

@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import StrictJSON
 
 /// A flow variant an experiment file declares without code: an ordered subset of the
 /// flow's steps.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import ProgressContract
+import StrictJSON
 
 private typealias I = BatchItemField
 

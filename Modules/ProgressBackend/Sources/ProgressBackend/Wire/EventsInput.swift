@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import ProgressContract
+import StrictJSON
 
 private typealias E = EventField
 

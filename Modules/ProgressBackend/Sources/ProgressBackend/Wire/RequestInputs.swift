@@ -1,6 +1,7 @@
 import Foundation
 import JournalCatalog
 import ProgressContract
+import StrictJSON
 
 // The wire's names are the contract's (ProgressContract); messages name them from there.
 private typealias P = ProgressInputField

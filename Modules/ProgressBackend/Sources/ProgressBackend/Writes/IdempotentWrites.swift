@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StrictJSON
 
 /// A write as one request or one batch item: the idempotency key, what a reused key
 /// is compared against, and what to do.

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A JSON value: attributes, targeting conditions and variation values are all JSON in
-/// GrowthBook's model, so they share this one type.
+/// A JSON value: a request body the backend reads, a GrowthBook attribute, condition or
+/// variation value. Read strictly with `parse(_:)` (`true` is not a number and `"3"` is
+/// not a number); `Codable` for documents that go through Foundation's coders.
 public enum JSONValue: Sendable, Equatable, Codable {
   case null
   case bool(Bool)
@@ -41,6 +42,25 @@ public enum JSONValue: Sendable, Equatable, Codable {
     case .array(let value): try container.encode(value)
     case .object(let value): try container.encode(value)
     }
+  }
+
+  /// Reads one JSON document: nothing but whitespace around the value (a leading byte
+  /// order mark is let through, as Foundation's decoder does); see `JSONScanner` for
+  /// what is refused.
+  public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+    let result: Result<JSONValue, JSONSyntaxError> = data.withUnsafeBytes { raw in
+      var scanner = JSONScanner(bytes: raw.bindMemory(to: UInt8.self))
+      do throws(JSONSyntaxError) {
+        if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.index = 3 }
+        let value = try scanner.value()
+        scanner.skipWhitespace()
+        guard scanner.isAtEnd else { throw scanner.error("data after the value") }
+        return .success(value)
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try result.get()
   }
 
   /// The member `key` of an object; nil for a missing member or a non-object.
