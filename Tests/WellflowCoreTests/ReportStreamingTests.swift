@@ -97,6 +97,15 @@ struct ReportStreamingTests {
       ])
   }
 
+  /// PostgreSQL's jsonb keeps a repeated name's last value, so the file's reader does too:
+  /// the report from the database and from the file read the line alike.
+  @Test func aNameGivenTwiceInALineCountsItsLastValue() throws {
+    let line = Array(#"{"ts":"2026-03-02T07:00:04Z","user":"a","event":"e","user":"b","n":1,"n":2}"#.utf8)
+    let event = try line.withUnsafeBufferPointer { try EventLine.event($0, keeping: nil) }
+    #expect(event.user == "b")
+    #expect(event.fields == ["n": "2"])
+  }
+
   /// The line as the whole-file reader read it: `JSONDecoder` into `JSONValue`.
   private static func reference(_ line: String) -> Result<ReportEvent, EventLine.Problem> {
     let data = Data(line.utf8)
