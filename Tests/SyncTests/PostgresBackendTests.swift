@@ -201,7 +201,8 @@ import Testing
     defer { connection.closeInBackground() }
     let logger = PostgresLocation.quietLogger
     do {
-      try await connection.query("SELECT pg_sleep(60)", logger: logger)
+      // The server's cancellation arrives with the rows.
+      for try await _ in try await connection.query("SELECT pg_sleep(60)", logger: logger) {}
       Issue.record("pg_sleep(60) ran to its end")
     } catch {
       #expect(PostgresFailure.sqlState(error) == "57014")
