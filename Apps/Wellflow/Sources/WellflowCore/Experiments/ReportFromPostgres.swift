@@ -441,7 +441,8 @@ struct ReportSQL {
           SELECT w.u, e.seq, w.last_exposure,
             e.ts::timestamptz < lag(e.ts::timestamptz) OVER (PARTITION BY w.u ORDER BY e.seq) AS back
           FROM events e JOIN wf_user w ON w.u = e.user_id
-          WHERE w.exposures > 1 AND e.seq >= w.f) stamps
+          -- A stamp going back after the last exposure changes nothing.
+          WHERE w.exposures > 1 AND e.seq >= w.f AND e.seq <= w.last_exposure) stamps
         GROUP BY u) users
       WHERE first_back <= last_exposure
       """, on: connection
