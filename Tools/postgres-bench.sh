@@ -9,7 +9,11 @@
 #      wellflow-bench sync with WELLFLOW_BENCH_DATABASE
 # Every process shares the machine's cores (PostgreSQL, serve, wrk, the client): the
 # figures print `nproc` and the load average beside them.
-#   Tools/postgres-bench.sh WELLFLOW_BINARY [BENCH_BINARY]   (EVENTS, SECONDS_PER_RUN, CONNECTIONS)
+# Each figure is measured RUNS times (default 3): the median, then min–max. The cluster lives
+# in .build/bench-data/postgres and keeps the report's events between runs: they are made
+# once, from `wellflow run` of the check-in experiment for 1,000 users copied under new user
+# names (INSERT … SELECT) until there are EVENTS.
+#   Tools/postgres-bench.sh WELLFLOW_BINARY [BENCH_BINARY]   (EVENTS, SECONDS_PER_RUN, CONNECTIONS, RUNS)
 set -eu
 cd "$(dirname "$0")/.."
 binary="$1"
@@ -17,6 +21,7 @@ bench="${2:-}"
 events="${EVENTS:-10000000}"
 seconds="${SECONDS_PER_RUN:-10}"
 connections="${CONNECTIONS:-16}"
+runs="${RUNS:-3}"
 work="$(mktemp -d /tmp/wellflow-pg-bench.XXXXXX)"
 pids=""
 pg_stop=""
@@ -34,11 +39,13 @@ else
   [ -n "$pg_bin" ] || { echo "postgres-bench needs PostgreSQL (apt-get install postgresql)" >&2; exit 2; }
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
   as_postgres="sh -c"
-  if [ "$(id -u)" = 0 ]; then chown postgres "$work"; as_postgres="su postgres -s /bin/sh -c"; fi
-  $as_postgres "'$pg_bin/initdb' -D '$work/pg' -U wellflow --auth=trust -E UTF8 >/dev/null"
-  $as_postgres "'$pg_bin/pg_ctl' -D '$work/pg' -l '$work/pg.log' -w \
+  data="$(pwd)/.build/bench-data/postgres"
+  mkdir -p "$data"
+  if [ "$(id -u)" = 0 ]; then chown postgres "$work" "$data"; as_postgres="su postgres -s /bin/sh -c"; fi
+  [ -f "$data/PG_VERSION" ] || $as_postgres "'$pg_bin/initdb' -D '$data' -U wellflow --auth=trust -E UTF8 >/dev/null"
+  $as_postgres "'$pg_bin/pg_ctl' -D '$data' -l '$work/pg.log' -w \
     -o '-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200' start >/dev/null"
-  pg_stop="$as_postgres \"'$pg_bin/pg_ctl' -D '$work/pg' -m immediate stop\""
+  pg_stop="$as_postgres \"'$pg_bin/pg_ctl' -D '$data' -m fast stop\""
   server="postgres://wellflow@127.0.0.1:$port/postgres"
 fi
 base="${server%/*}"
@@ -49,40 +56,38 @@ fresh() {
   echo "$base/$name"
 }
 machine() { echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"; }
+# Databases of earlier runs' POST and sync figures: only the report's events are kept.
+for old in $(psql -X -tA "$server" -c "SELECT datname FROM pg_database WHERE datname LIKE 'bench\_%'"); do
+  psql_run "$server" -c "DROP DATABASE $old" >/dev/null
+done
 
-# 1. The report: EVENTS events of the check-in experiment, 8 a user, made by PostgreSQL.
-reportdb="$(fresh)"
-# `serve` would migrate the schema; a report's database needs the events table only.
-"$binary" serve --port 0 --database "$reportdb" --quiet >"$work/migrate.log" 2>&1 &
-migrate_pid=$!
-for _ in $(seq 1 600); do grep -q "^serving" "$work/migrate.log" && break; sleep 0.1; done
-kill "$migrate_pid"
-users=$((events / 8))
-echo "filling $reportdb with $((users * 8)) events ($users users)…" >&2
-psql_run "$reportdb" <<SQL
+# 1. The report over EVENTS events of the check-in experiment, made once and kept.
+reportdb="$base/report_events_$events"
+filled="$(psql -X -tA "$server" -c "SELECT 1 FROM pg_database WHERE datname = 'report_events_$events'")"
+if [ "$filled" != 1 ] || [ "$(psql -X -tA "$reportdb" -c "SELECT count(*) FROM events" 2>/dev/null)" != "$events" ]; then
+  psql_run "$server" -c "DROP DATABASE IF EXISTS report_events_$events" -c "CREATE DATABASE report_events_$events" >/dev/null
+  echo "filling $reportdb with $events events…" >&2
+  # A real population: the check-in experiment's script for 1,000 users, into the table.
+  "$binary" run Apps/Wellflow/Scripts/experiment-checkin.yaml --quiet \
+    --experiments Apps/Wellflow/Experiments/checkin-length.yaml --users 1000 --events "$reportdb" >&2
+  psql_run "$reportdb" <<SQL
+CREATE TEMP TABLE population AS SELECT seq, data FROM events;
 INSERT INTO events (data)
-SELECT jsonb_strip_nulls(jsonb_build_object(
-  'ts', to_char(timestamp '2026-03-02' + ((u % 50000) * 60 + k * 7) * interval '1 second',
-                'YYYY-MM-DD"T"HH24:MI:SS".000Z"'),
-  'user', 'user-' || u,
-  'event', (ARRAY['experiment_viewed', 'flow_started', 'screen_viewed', 'screen_viewed', 'screen_viewed',
-                  CASE WHEN u % 5 = 0 THEN 'flow_cancelled' ELSE 'flow_completed' END, 'mood_saved',
-                  'screen_viewed'])[k + 1],
-  'flow', CASE WHEN k < 6 THEN 'checkin' END,
-  'variant', CASE WHEN k < 6 THEN (ARRAY['full', 'quick', 'mini'])[u % 3 + 1] END,
-  'experiment', CASE WHEN k = 0 THEN 'checkin-length' END,
-  'variation', CASE WHEN k = 0 THEN (ARRAY['full', 'quick', 'mini'])[u % 3 + 1] END,
-  'variation_id', CASE WHEN k = 0 THEN u % 3 END,
-  'source', 'script',
-  'screen', CASE WHEN k IN (2, 3, 4) THEN 'step-' || k WHEN k = 7 THEN 'history' END,
-  'reason', CASE WHEN k = 5 AND u % 5 = 0 THEN 'user' END))
-FROM generate_series(1, $users) AS u, generate_series(0, 7) AS k;
+SELECT jsonb_set(p.data, '{user}', to_jsonb((p.data->>'user') || '~' || k))
+FROM population p, generate_series(1, ($events + (SELECT count(*) FROM population) - 1) / (SELECT count(*) FROM population)) AS k
+ORDER BY k, p.seq;
+DELETE FROM events WHERE seq > (SELECT min(seq) FROM events) + $events - 1;
 VACUUM ANALYZE events;
 SQL
-report_load="$(machine)"
-/usr/bin/time -f "%e %M" -o "$work/report.time" "$binary" report "$reportdb" --experiment checkin-length \
-  --format json >"$work/report.json"
-read -r report_seconds report_kb <"$work/report.time"
+fi
+report_runs=""
+for _ in $(seq 1 "$runs"); do
+  load="$(cut -d' ' -f1 /proc/loadavg)"
+  /usr/bin/time -f "%e %M" -o "$work/report.time" "$binary" report "$reportdb" --experiment checkin-length \
+    --experiments Apps/Wellflow/Experiments/checkin-length.yaml --format json >"$work/report.json"
+  read -r report_seconds report_kb <"$work/report.time"
+  report_runs="$report_runs $report_seconds:$report_kb:$load"
+done
 
 # 2. POST req/s: one serve, then two on the same database.
 postdb="$(fresh)"
@@ -114,14 +119,18 @@ post() {
   wrk -t1 -c"$2" -d"${seconds}s" -H "X-API-Key: $WELLFLOW_API_KEY" -H "Authorization: Bearer $token" \
     -s "$work/post.lua" "$1/api/v1/progress" >"$3"
 }
-post_load="$(machine)"
-post "$first" "$connections" "$work/one.out"
-one="$(rate "$work/one.out")"
-post "$first" $((connections / 2)) "$work/two-a.out" &
-wrk_a=$!
-post "$second" $((connections / 2)) "$work/two-b.out"
-wait "$wrk_a"
-two="$(python3 -c "print($(rate "$work/two-a.out") + $(rate "$work/two-b.out"))")"
+post_runs=""
+for _ in $(seq 1 "$runs"); do
+  load="$(cut -d' ' -f1 /proc/loadavg)"
+  post "$first" "$connections" "$work/one.out"
+  one="$(rate "$work/one.out")"
+  post "$first" $((connections / 2)) "$work/two-a.out" &
+  wrk_a=$!
+  post "$second" $((connections / 2)) "$work/two-b.out"
+  wait "$wrk_a"
+  two="$(python3 -c "print($(rate "$work/two-a.out") + $(rate "$work/two-b.out"))")"
+  post_runs="$post_runs $one:$two:$load"
+done
 
 # 3. Sync of 10,000 entries to a PostgreSQL-backed serve.
 sync_table=""
@@ -131,18 +140,24 @@ if [ -n "$bench" ]; then
   sync_table="$(WELLFLOW_BENCH_DATABASE="$syncdb" "$bench" sync 2>/dev/null || true)"
 fi
 
-python3 - "$report_seconds" "$report_kb" "$((users * 8))" "$one" "$two" "$seconds" "$connections" "$binary" <<PY
-import sys
-seconds, kb, events, one, two, run, connections, binary = sys.argv[1:]
-print("PostgreSQL on loopback, %s (Tools/bench.sh postgres builds and runs the release one)" % binary)
-print("%-58s %-22s %s" % ("figure", "value", "goal"))
-print("%-58s %-22s %s" % ("report over %s events in PostgreSQL: wall" % format(int(events), ","), "%.1f s" % float(seconds), "<= 30 s (10 million)"))
-print("%-58s %-22s %s" % ("report: the client's peak memory (max RSS)", "%.0f MB" % (int(kb) / 1024), "<= 100 MB"))
-print("%-58s %-22s %s" % ("POST req/s, one serve (wrk -c%s, %s s)" % (connections, run), "%.0f" % float(one), ""))
-print("%-58s %-22s %s" % ("POST req/s, two serve on one database (2 x wrk -c%d)" % (int(connections) // 2), "%.0f" % float(two), ""))
-print("%-58s %-22s %s" % ("two / one", "%.2f x" % (float(two) / float(one)), ">= 1.5 x"))
+python3 - "$events" "$connections" "$seconds" "$binary" "$report_runs" "$post_runs" <<'PY'
+import statistics, sys
+events, connections, run, binary, report_runs, post_runs = sys.argv[1:]
+reports = [tuple(float(v) for v in r.split(":")) for r in report_runs.split()]
+posts = [tuple(float(v) for v in r.split(":")) for r in post_runs.split()]
+def cell(values, form):
+    return "%s (%s–%s)" % (form % statistics.median(values), form % min(values), form % max(values))
+def load(rows):
+    return "load %s" % ", ".join("%.1f" % r[-1] for r in rows)
+print("PostgreSQL on loopback, %s; %d runs each: median (min–max)" % (binary, len(reports)))
+print("%-56s %-24s %-12s %s" % ("figure", "value", "goal", "1-min load per run"))
+print("%-56s %-24s %-12s %s" % ("report over %s events in PostgreSQL: wall" % format(int(events), ","), cell([r[0] for r in reports], "%.1f s"), "<= 30 s", load(reports)))
+print("%-56s %-24s %-12s %s" % ("report: the client's peak memory (max RSS)", cell([r[1] / 1024 for r in reports], "%.0f MB"), "<= 100 MB", load(reports)))
+print("%-56s %-24s %-12s %s" % ("POST req/s, one serve (wrk -c%s, %s s)" % (connections, run), cell([p[0] for p in posts], "%.0f"), "", load(posts)))
+print("%-56s %-24s %-12s %s" % ("POST req/s, two serve on one database (2 x wrk -c%d)" % (int(connections) // 2), cell([p[1] for p in posts], "%.0f"), "", load(posts)))
+print("%-56s %-24s %-12s %s" % ("two / one (per run)", cell([p[1] / p[0] for p in posts], "%.2f x"), ">= 1.5 x", load(posts)))
 PY
-echo "machine while measuring: report: $report_load; POST: $post_load${sync_load:+; sync: $sync_load}"
+echo "machine: $(nproc) cores${sync_load:+; sync measured at $sync_load}"
 echo "(PostgreSQL, every serve process, wrk and the client share these cores)"
 [ -n "$sync_table" ] && { echo "sync to a PostgreSQL-backed serve (wellflow-bench sync):"; echo "$sync_table"; }
 exit 0

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import ProgressBackend
 import Testing
 
@@ -77,7 +78,7 @@ import Testing
     #expect(backends.count == 4)
     #expect(
       try await TestPostgres.column(
-        "SELECT version::text FROM wellflow_schema ORDER BY version", on: location) == ["1", "2"])
+        "SELECT version::text FROM wellflow_schema ORDER BY version", on: location) == ["1", "2", "3"])
     let (status, _) = try await backends[3].raw(
       "POST", "/api/v1/progress", body: String(decoding: progressBody(), as: UTF8.self),
       headers: backends[3].headers())
@@ -189,6 +190,28 @@ import Testing
     ) {
       try await server.start()
     }
+  }
+
+  /// A statement that runs past the connection's limit is cancelled by the server (how
+  /// `serve`'s connections bound every query, 30 s by default), and the connection answers
+  /// the next one.
+  @Test(.enabled(if: TestPostgres.enabled, Comment(rawValue: TestPostgres.howToRun)))
+  func aStatementPastItsTimeoutIsCancelledAndTheConnectionStaysUsable() async throws {
+    let connection = try await TestPostgres.server().connect(statementTimeout: .milliseconds(50))
+    defer { connection.closeInBackground() }
+    let logger = PostgresLocation.quietLogger
+    do {
+      // The server's cancellation arrives with the rows.
+      for try await _ in try await connection.query("SELECT pg_sleep(60)", logger: logger) {}
+      Issue.record("pg_sleep(60) ran to its end")
+    } catch {
+      #expect(PostgresFailure.sqlState(error) == "57014")
+    }
+    var answers: [Int] = []
+    for try await value in try await connection.query("SELECT 1", logger: logger).decode(Int.self) {
+      answers.append(value)
+    }
+    #expect(answers == [1])
   }
 }
 

@@ -51,11 +51,14 @@ enum PostgresForTests {
   static let script = root.appendingPathComponent("Apps/Wellflow/Scripts/experiment-checkin.yaml").path
   static let experiments = root.appendingPathComponent("Apps/Wellflow/Experiments/checkin-length.yaml").path
 
-  func report(_ events: String, experiments: String? = nil) async -> RunOutcome {
+  func report(
+    _ events: String, experiments: String? = nil, experiment: String = "checkin-length",
+    format: ReportConfiguration.Format = .json
+  ) async -> RunOutcome {
     let out = Locked<[String]>([])
     let err = Locked<[String]>([])
-    var configuration = ReportConfiguration(eventsPath: events, experiment: "checkin-length")
-    configuration.format = .json
+    var configuration = ReportConfiguration(eventsPath: events, experiment: experiment)
+    configuration.format = format
     configuration.experimentsPath = experiments
     let code = await ReportFromPostgres.execute(
       configuration,
@@ -140,6 +143,258 @@ enum PostgresForTests {
     #expect(actual.outText == expected.outText)
     let decoded = try JSONDecoder().decode(ExperimentReport.self, from: Data(actual.outText.utf8))
     #expect(decoded.cuped?.usersWithCovariate == 20)
+  }
+
+  /// The file's events in a database of their own.
+  static func database(with file: String) async throws -> PostgresLocation {
+    let database = try await PostgresForTests.freshDatabase()
+    try await PostgresEvents.prepare(database)
+    try await PostgresEvents.insert(ndjsonFile: file, into: database)
+    return database
+  }
+
+  /// The same report, as JSON and as text, from the file and from the database.
+  func expectSameReports(
+    _ file: String, _ database: PostgresLocation, experiments: String?, experiment: String = "checkin-length",
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    for format in [ReportConfiguration.Format.json, .text] {
+      let expected = await report(file, experiments: experiments, experiment: experiment, format: format)
+      let actual = await report(
+        "\(database)", experiments: experiments, experiment: experiment, format: format)
+      #expect(expected.code == 0, "\(expected.errText)", sourceLocation: sourceLocation)
+      #expect(actual.code == 0, "\(actual.errText)", sourceLocation: sourceLocation)
+      #expect(actual.err == expected.err, sourceLocation: sourceLocation)
+      #expect(actual.outText == expected.outText, sourceLocation: sourceLocation)
+    }
+  }
+
+  /// Every part of the report from SQL: each metric kind (an event with a screen, an event
+  /// of a flow, returned the next day, a mean of fractional values whose sums depend on the
+  /// order they are added in), every way a funnel's first run ends, CUPED's covariate
+  /// before exposure, and the warnings: users in two variations and in two runs, an
+  /// exposure without a variation, variations ordered by `variation_id`, other experiments.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func everyMetricFunnelCovariateAndWarningIsTheFilesFromPostgres() async throws {
+    let workspace = Workspace()
+    var lines: [String] = []
+    func add(_ user: String, _ time: String, _ event: String, _ more: String = "") {
+      lines.append(#"{"ts":"2026-01-05T\#(time)Z","user":"\#(user)","event":"\#(event)"\#(more)}"#)
+    }
+    func expose(
+      _ user: String, _ time: String, _ variation: String?, id: String? = nil, flow: String = "checkin"
+    ) {
+      var more = #","flow":"\#(flow)","experiment":"checkin-length","source":"script""#
+      if let variation { more += #","variation":"\#(variation)""# }
+      if let id { more += #","variation_id":\#(id)"# }
+      add(user, time, "experiment_viewed", more)
+    }
+    let checkin = #","flow":"checkin""#
+    func screen(_ name: String) -> String { #","flow":"checkin","screen":"checkin.\#(name)""# }
+    // Before anyone's exposure: covariates, an unexposed user's, another experiment.
+    add("u8", "07:00:00", "mood_saved", #","flow":"checkin","score":0.1"#)
+    add("u8", "07:00:01", "mood_saved", #","flow":"checkin","score":"0.2""#)
+    add("u1", "07:00:02", "mood_saved", #","score":2.7"#)
+    add("u12", "07:00:03", "mood_saved", #","score":5"#)
+    add("u1", "07:00:04", "experiment_viewed", #","experiment":"other","variation":"x""#)
+    for (index, user) in ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "u10", "u11"].enumerated() {
+      let variation: String? = user == "u9" ? nil : ["quick", "full", "mini"][index % 3]
+      let id = variation.map { ["full": "0", "quick": "1", "mini": #""2""#][$0]! }
+      expose(user, "08:00:\(10 + index)", variation, id: index < 3 ? nil : id)
+    }
+    // u1 completes and comes back the next day.
+    add("u1", "08:01:00", "flow_started", checkin)
+    add("u1", "08:01:01", "screen_viewed", screen("sensing"))
+    add("u1", "08:01:02", "screen_viewed", screen("acting"))
+    add("u1", "08:01:03", "mood_saved", #","flow":"checkin","score":0.7"#)
+    add("u1", "08:01:04", "flow_completed", checkin)
+    add("u1", "08:01:05", "mood_saved", #","flow":"checkin","score":0.1"#)
+    lines.append(#"{"ts":"2026-01-06T09:00:00Z","user":"u1","event":"app_opened"}"#)
+    // u2 cancels, u3 is terminated, u4 starts again (abandoned), u5 stops without an end.
+    add("u2", "08:02:00", "flow_started", checkin)
+    add("u2", "08:02:01", "screen_viewed", screen("sensing"))
+    add("u2", "08:02:02", "flow_cancelled", #","flow":"checkin","reason":"user""#)
+    add("u2", "08:02:03", "flow_completed", checkin)
+    add("u3", "08:03:00", "flow_started", checkin)
+    add("u3", "08:03:01", "screen_viewed", screen("naming"))
+    add("u3", "08:03:02", "flow_cancelled", #","flow":"checkin","reason":"terminated""#)
+    add("u4", "08:04:00", "screen_viewed", screen("pet"))
+    add("u4", "08:04:01", "flow_started", checkin)
+    add("u4", "08:04:02", "screen_viewed", screen("pet"))
+    add("u4", "08:04:03", "screen_viewed", #","flow":"checkin""#)
+    add("u4", "08:04:04", "flow_started", checkin)
+    add("u4", "08:04:05", "screen_viewed", screen("acting"))
+    add("u4", "08:04:06", "flow_completed", checkin)
+    add("u5", "08:05:00", "flow_started", #","flow":"onboarding""#)
+    add("u5", "08:05:01", "flow_started", checkin)
+    add("u5", "08:05:02", "screen_viewed", screen("shaping"))
+    add("u5", "08:05:03", "mood_saved", #","flow":"checkin","score":1e-3"#)
+    // u6 is shown another variation; u7 a second run, its stamps starting over.
+    expose("u6", "08:06:00", "quick", id: "1")
+    add("u6", "08:06:01", "flow_started", checkin)
+    add("u6", "08:06:02", "flow_completed", checkin)
+    add("u7", "08:07:00", "flow_started", checkin)
+    expose("u7", "08:00:05", "quick", id: "1")
+    add("u7", "08:00:06", "flow_started", checkin)
+    add("u8", "08:08:00", "mood_saved", #","flow":"checkin","score":0.3"#)
+    add("u8", "08:08:01", "mood_saved", #","flow":"checkin","score":0.3"#)
+    add("u9", "08:09:00", "flow_started", checkin)
+    add("u9", "08:09:01", "flow_cancelled", checkin)
+    add("u10", "08:10:00", "mood_saved", #","flow":"onboarding","score":-0.25"#)
+    lines.append(#"{"ts":"2026-01-06T23:59:59.999Z","user":"u10","event":"app_opened"}"#)
+    lines.append(#"{"ts":"2026-01-07T00:00:00Z","user":"u11","event":"app_opened"}"#)
+    let file = workspace.write("events.ndjson", lines.joined(separator: "\n") + "\n")
+    let experiments = workspace.write(
+      "x.yaml",
+      """
+      experiments:
+        - key: checkin-length
+          flow: checkin
+          variations: [full, quick]
+          covariate: {event: mood_saved, value: score}
+          metrics:
+            - {name: reached the last screen, event: screen_viewed, screen: checkin.acting}
+            - {name: saved in the check-in, event: mood_saved, flow: checkin}
+            - returned_next_day
+            - {name: mood score, event: mood_saved, value: score}
+      """)
+    let sequential = workspace.write(
+      "s.yaml",
+      """
+      experiments:
+        - key: checkin-length
+          flow: checkin
+          variations: [quick, full]
+          sequential: true
+          metrics:
+            - {name: mood score, event: mood_saved, value: score}
+      """)
+    let database = try await Self.database(with: file)
+    for experiments in [nil, experiments, sequential] {
+      await expectSameReports(file, database, experiments: experiments)
+    }
+    let decoded = try JSONDecoder().decode(
+      ExperimentReport.self, from: Data(await report("\(database)", experiments: experiments).outText.utf8))
+    #expect(decoded.usersInSeveralVariations == 1)
+    #expect(decoded.usersInSeveralRuns == 1)
+    #expect(decoded.cuped?.usersWithCovariate == 2)
+    #expect(decoded.variations.map(\.variation) == ["full", "quick", "mini", ""])
+  }
+
+  /// Example populations of the app's experiments, from `wellflow run`: the check-in with
+  /// its metrics, the check-in run twice into one file (users in two runs), onboarding.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func theExamplePopulationsReportTheSameFromPostgres() async throws {
+    let workspace = Workspace()
+    let onboarding = Self.root.appendingPathComponent("Apps/Wellflow/Scripts/experiment-onboarding.yaml").path
+    let onboardingExperiments = Self.root.appendingPathComponent(
+      "Apps/Wellflow/Experiments/onboarding-length.yaml"
+    ).path
+    let twice = workspace.path("twice.ndjson")
+    for seed in [UInt64(1), 2] {
+      let run = await wellflowRun([Self.script]) {
+        $0.experimentsPath = Self.experiments
+        $0.users = 30
+        $0.jobs = 1
+        $0.seed = seed
+        $0.eventsPath = twice
+        $0.appendEvents = true
+        $0.quiet = true
+      }
+      #expect(run.code == 0, "\(run.errText)")
+    }
+    let onboardingFile = workspace.path("onboarding.ndjson")
+    let run = await wellflowRun([onboarding]) {
+      $0.experimentsPath = onboardingExperiments
+      $0.users = 60
+      $0.jobs = 1
+      $0.eventsPath = onboardingFile
+      $0.quiet = true
+    }
+    #expect(run.code == 0, "\(run.errText)")
+    let twiceDatabase = try await Self.database(with: twice)
+    for experiments in [nil, Self.experiments] {
+      await expectSameReports(twice, twiceDatabase, experiments: experiments)
+    }
+    let decoded = try JSONDecoder().decode(
+      ExperimentReport.self, from: Data(await report("\(twiceDatabase)").outText.utf8))
+    #expect(decoded.usersInSeveralRuns > 0)
+    let onboardingDatabase = try await Self.database(with: onboardingFile)
+    for experiments in [nil, onboardingExperiments] {
+      await expectSameReports(
+        onboardingFile, onboardingDatabase, experiments: experiments, experiment: "onboarding-length")
+    }
+  }
+
+  /// What stops a report from a file stops it from the database, said the same way but for
+  /// where: the event's `seq` in place of the file's line.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func theFilesRefusalsAreTheDatabasesRefusals() async throws {
+    let workspace = Workspace()
+    let file = workspace.write(
+      "events.ndjson",
+      """
+      {"ts":"2026-01-05T08:00:00Z","user":"u1","event":"experiment_viewed","flow":"checkin","experiment":"checkin-length","variation":"full"}
+      {"ts":"2026-01-05T08:00:01Z","user":"u1","event":"mood_saved","score":"3"}
+      {"ts":"2026-01-05T08:00:02Z","user":"u1","event":"mood_saved","score":"high"}
+      {"ts":"2026-01-05T08:00:03Z","user":"u1","event":"mood_saved","score":true}
+
+      """)
+    let database = try await Self.database(with: file)
+    func experiments(_ metric: String) -> String {
+      workspace.write(
+        "x.yaml",
+        """
+        experiments:
+          - key: checkin-length
+            flow: checkin
+            variations: [full, quick]
+            metrics:
+              - \(metric)
+        """)
+    }
+    let scored = experiments("{name: mood score, event: mood_saved, value: score}")
+    #expect(
+      await report(file, experiments: scored).err == [
+        "error: \(file):3: metric 'mood score': field 'score' must be a number, got 'high'"
+      ])
+    #expect(
+      await report("\(database)", experiments: scored).err == [
+        "error: \(database) (event seq 3): metric 'mood score': field 'score' must be a number, got 'high'"
+      ])
+    let misspelt = experiments("{name: mood score, event: mood_saved, value: scor}")
+    let fromFile = await report(file, experiments: misspelt)
+    let fromDatabase = await report("\(database)", experiments: misspelt)
+    #expect(fromFile.code == 2)
+    #expect(fromDatabase.code == 2)
+    #expect(
+      fromDatabase.err
+        == fromFile.err.map { $0.replacingOccurrences(of: " in \(file) ", with: " in \(database) ") })
+    #expect(fromDatabase.errText.contains("no mood_saved event in \(database) has a field 'scor'"))
+    let unknown = await report("\(database)", experiment: "checkin-lenght")
+    #expect(unknown.err == (await report(file, experiment: "checkin-lenght")).err)
+    #expect(unknown.errText.contains("experiments seen: checkin-length"))
+  }
+
+  /// `run --events postgres://…` makes the events table and its indexes only (the progress
+  /// tables are `serve`'s); a database made before the exposures' index gains it.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func eventsMakeOnlyTheEventsTableAndAnEarlierOneGainsTheIndex() async throws {
+    let database = try await PostgresForTests.freshDatabase()
+    try await PostgresEvents.prepare(database)
+    #expect(
+      try await PostgresForTests.count(
+        "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", on: database) == 1)
+    #expect(
+      try await PostgresForTests.count(
+        "SELECT count(*) FROM pg_tables WHERE tablename = 'events'", on: database) == 1)
+    let connection = try await database.connect()
+    try await connection.query("DROP INDEX events_exposures", logger: PostgresLocation.quietLogger)
+    try await connection.close()
+    let indexes = "SELECT count(*) FROM pg_indexes WHERE indexname = 'events_exposures'"
+    #expect(try await PostgresForTests.count(indexes, on: database) == 0)
+    try await PostgresEvents.prepare(database)
+    #expect(try await PostgresForTests.count(indexes, on: database) == 1)
   }
 
   @Test func aDatabaseThatCannotBeUsedIsOneLineWithoutThePasswordAndNothingRuns() async throws {

@@ -33,48 +33,63 @@ public enum ReportCommand {
     "experiment", "variation", "variation_id", "source", "screen", "reason",
   ]
 
-  public static func execute(_ configuration: ReportConfiguration, console: Console = .standard) -> Int32 {
-    func fail(_ message: String) -> Int32 {
-      console.err("error: \(message)")
-      return 2
-    }
+  /// What the experiment file (`--experiments`) gives a report; without it, nothing but
+  /// `--sequential`.
+  struct Setup {
     var flow: String?
     var order: [String] = []
     var weights: [Double]?
     var metrics: [MetricDefinition] = []
     var covariate: CovariateDefinition?
-    var sequential = configuration.sequential
+    var sequential: Bool
     var valuePositions: [String: SourcePosition] = [:]
-    if let path = configuration.experimentsPath {
-      let registry: FlowRegistry
-      do {
-        registry = try WellflowApp.makeRegistry()
-      } catch {
-        return fail("the app's features do not register: \(error)")
-      }
-      switch ExperimentFile.load(path: path, registry: registry) {
-      case .success(let file):
-        guard let experiment = file.experiments.first(where: { $0.key == configuration.experiment }) else {
-          let keys = file.experiments.map(\.key).joined(separator: ", ")
-          return fail("\(path) has no experiment '\(configuration.experiment)' (experiments: \(keys))")
-        }
-        flow = experiment.flow
-        order = experiment.variations
-        weights = experiment.weights ?? GrowthBook.equalWeights(experiment.variations.count)
-        metrics = file.metrics[experiment.key] ?? []
-        covariate = file.covariates[experiment.key]
-        if file.sequential.contains(experiment.key) { sequential = true }
-        valuePositions = file.valuePositions[experiment.key] ?? [:]
-      case .failure(let failure):
-        for problem in failure.problems { console.err(problem.description) }
-        return 2
-      }
+  }
+
+  /// Reads the experiment file, if any; nil after saying why it cannot be used.
+  static func setup(_ configuration: ReportConfiguration, console: Console) -> Setup? {
+    var setup = Setup(sequential: configuration.sequential)
+    guard let path = configuration.experimentsPath else { return setup }
+    let registry: FlowRegistry
+    do {
+      registry = try WellflowApp.makeRegistry()
+    } catch {
+      console.err("error: the app's features do not register: \(error)")
+      return nil
     }
+    switch ExperimentFile.load(path: path, registry: registry) {
+    case .success(let file):
+      guard let experiment = file.experiments.first(where: { $0.key == configuration.experiment }) else {
+        let keys = file.experiments.map(\.key).joined(separator: ", ")
+        console.err("error: \(path) has no experiment '\(configuration.experiment)' (experiments: \(keys))")
+        return nil
+      }
+      setup.flow = experiment.flow
+      setup.order = experiment.variations
+      setup.weights = experiment.weights ?? GrowthBook.equalWeights(experiment.variations.count)
+      setup.metrics = file.metrics[experiment.key] ?? []
+      setup.covariate = file.covariates[experiment.key]
+      if file.sequential.contains(experiment.key) { setup.sequential = true }
+      setup.valuePositions = file.valuePositions[experiment.key] ?? [:]
+      return setup
+    case .failure(let failure):
+      for problem in failure.problems { console.err(problem.description) }
+      return nil
+    }
+  }
+
+  public static func execute(_ configuration: ReportConfiguration, console: Console = .standard) -> Int32 {
+    func fail(_ message: String) -> Int32 {
+      console.err("error: \(message)")
+      return 2
+    }
+    guard let setup = setup(configuration, console: console) else { return 2 }
     // One pass over the file: the builder keeps a compact state per exposed user only.
     var builder = ExperimentReport.Builder(
-      experiment: configuration.experiment, flow: flow, variationOrder: order, metrics: metrics,
-      ordersByVariationID: order.isEmpty, covariate: covariate, sequential: sequential)
-    let fields = readFields.union(metrics.compactMap(\.value)).union([covariate?.value].compactMap { $0 })
+      experiment: configuration.experiment, flow: setup.flow, variationOrder: setup.order,
+      metrics: setup.metrics, ordersByVariationID: setup.order.isEmpty, covariate: setup.covariate,
+      sequential: setup.sequential)
+    let fields = readFields.union(setup.metrics.compactMap(\.value)).union(
+      [setup.covariate?.value].compactMap { $0 })
     let summary: EventsFile.Summary
     do {
       summary = try EventsFile.forEach(path: configuration.eventsPath, fields: fields) { event in
@@ -88,17 +103,7 @@ public enum ReportCommand {
     } catch {
       return fail("\(error)")
     }
-    let missing = builder.metricsWithoutValues
-    if !missing.isEmpty, let path = configuration.experimentsPath {
-      for metric in missing {
-        let position = valuePositions[metric.name] ?? SourcePosition(file: path, line: 0, column: 0)
-        console.err(
-          ScriptProblem(
-            position,
-            "metrics: no \(metric.event ?? "") event in \(configuration.eventsPath) has a field '\(metric.value ?? "")'"
-              + " (metric '\(metric.name)'); check the field's name"
-          ).description)
-      }
+    if refusesMetricsWithoutValues(builder.metricsWithoutValues, setup, configuration, console: console) {
       return 2
     }
     if let truncated = summary.truncated {
@@ -108,20 +113,52 @@ public enum ReportCommand {
     }
     let report: ExperimentReport
     do {
-      report = try builder.report(weights: weights)
-    } catch .noExposures(let experiment, let seen) {
-      let safe = { (name: String) in terminalSafe(name, limit: nameLimit) }
-      return fail("\(ReportError.noExposures(experiment: safe(experiment), experimentsSeen: seen.map(safe)))")
+      report = try builder.report(weights: setup.weights)
     } catch {
-      return fail("\(error)")
+      return fail(describe(error))
     }
+    return emit(report, configuration, console: console)
+  }
+
+  /// Mean metrics whose field no matching event held: each is a problem at its line of
+  /// the experiment file (true when there were any).
+  static func refusesMetricsWithoutValues(
+    _ missing: [MetricDefinition], _ setup: Setup, _ configuration: ReportConfiguration, console: Console
+  ) -> Bool {
+    guard !missing.isEmpty, let path = configuration.experimentsPath else { return false }
+    for metric in missing {
+      let position = setup.valuePositions[metric.name] ?? SourcePosition(file: path, line: 0, column: 0)
+      console.err(
+        ScriptProblem(
+          position,
+          "metrics: no \(metric.event ?? "") event in \(configuration.eventsPath) has a field '\(metric.value ?? "")'"
+            + " (metric '\(metric.name)'); check the field's name"
+        ).description)
+    }
+    return true
+  }
+
+  /// A report that could not be made, names from the events made terminal-safe.
+  static func describe(_ error: ReportError) -> String {
+    if case .noExposures(let experiment, let seen) = error {
+      let safe = { (name: String) in terminalSafe(name, limit: nameLimit) }
+      return "\(ReportError.noExposures(experiment: safe(experiment), experimentsSeen: seen.map(safe)))"
+    }
+    return "\(error)"
+  }
+
+  /// Writes the report in the configuration's format (and its HTML file).
+  static func emit(_ report: ExperimentReport, _ configuration: ReportConfiguration, console: Console)
+    -> Int32
+  {
     if let htmlPath = configuration.htmlPath {
       do {
         try OutputFile.write(
           ReportHTML(report.withTerminalSafeNames(limit: nameLimit)).html, toFile: htmlPath,
           as: "the HTML report")
       } catch {
-        return fail("\(error)")
+        console.err("error: \(error)")
+        return 2
       }
     }
     switch configuration.format {

@@ -1,15 +1,18 @@
+import Experiments
 import FlowKit
 import Foundation
 import PostgresNIO
 import ProgressBackend
 
-/// `wellflow report postgres://… --experiment KEY`: the table's events, in the order they
-/// were stored, are streamed into a file of the events file's form, which the report then
-/// reads as any other: the same reader, builder and statistics, so the report equals the
-/// one of the same events in a file. Every event is read, not only exposed users' from
-/// their exposure on: CUPED's covariate comes from before it, and a metric's field is
-/// checked on every event. The client holds one batch of rows at a time; the counting is
-/// the client's, not yet SQL's.
+/// `wellflow report postgres://… --experiment KEY`: the counting runs in SQL where the
+/// events are, and only each variation's counts and sums come back; the report is made from
+/// them by the same code as a file's (`ExperimentReport(variations:…)`), so it is the file's
+/// report of the same events, number for number.
+///
+/// What makes the numbers equal, not just close: every sum of doubles is added in the order
+/// the file's builder adds it (a user's values in event order, users in order of first
+/// exposure: `sum(… ORDER BY …)`, which PostgreSQL adds one value at a time), starting from
+/// 0 as `MetricSums` does.
 public enum ReportFromPostgres {
   @MainActor
   public static func execute(_ configuration: ReportConfiguration, console: Console = .standard) async
@@ -18,53 +21,490 @@ public enum ReportFromPostgres {
     guard PostgresLocation.isURL(configuration.eventsPath) else {
       return ReportCommand.execute(configuration, console: console)
     }
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "wellflow-report-\(UUID().uuidString).ndjson"
-    ).path
-    defer { try? FileManager.default.removeItem(atPath: file) }
+    guard let setup = ReportCommand.setup(configuration, console: console) else { return 2 }
+    let location: PostgresLocation
+    let gathered: ReportSQL.Gathered
     do {
-      let location = try PostgresLocation(url: configuration.eventsPath)
-      try await export(from: location, to: file)
+      location = try PostgresLocation(url: configuration.eventsPath)
+      gathered = try await ReportSQL(experiment: configuration.experiment, setup: setup).run(on: location)
     } catch {
       console.err("error: \(terminalSafe(error.description))")
       return 2
     }
-    var local = configuration
-    local.eventsPath = file
-    return ReportCommand.execute(local, console: console)
+    var named = configuration
+    // Problems name the database without its password.
+    named.eventsPath = location.description
+    switch gathered {
+    case .refused(let error, let missing):
+      if ReportCommand.refusesMetricsWithoutValues(missing, setup, named, console: console) { return 2 }
+      console.err("error: \(ReportCommand.describe(error))")
+      return 2
+    case .badValue(let seq, let error):
+      console.err(
+        "error: \(location.description) (event seq \(seq)): \(terminalSafe("\(error)", limit: 4 * ReportCommand.nameLimit))"
+      )
+      return 2
+    case .report(let report, let missing):
+      if ReportCommand.refusesMetricsWithoutValues(missing, setup, named, console: console) { return 2 }
+      return ReportCommand.emit(report, configuration, console: console)
+    }
+  }
+}
+
+/// The report's aggregation as SQL over the `events` table (`seq`, `data` and the columns
+/// `ts`, `user_id`, `event` made from it), mirroring `ExperimentReport.Builder` step by step.
+struct ReportSQL {
+  let experiment: String
+  let setup: ReportCommand.Setup
+
+  enum Gathered {
+    case report(ExperimentReport, metricsWithoutValues: [MetricDefinition])
+    /// No report, and the mean metrics whose field no event held.
+    case refused(ReportError, metricsWithoutValues: [MetricDefinition])
+    /// A mean metric's or the covariate's field that is not a number, at the first event
+    /// (in table order) that holds one.
+    case badValue(seq: Int, ReportError)
   }
 
-  /// Writes the table's events to `path`, one JSON object a line.
-  static func export(from location: PostgresLocation, to path: String)
-    async throws(PostgresFailure)
-  {
-    guard FileManager.default.createFile(atPath: path, contents: nil),
-      let handle = FileHandle(forWritingAtPath: path)
-    else {
-      throw PostgresFailure(location: location.description, reason: "cannot write the temporary file \(path)")
-    }
-    defer { try? handle.close() }
+  /// Runs the queries on one connection, in one snapshot (REPEATABLE READ), so events added
+  /// meanwhile are all left out or all in.
+  func run(on location: PostgresLocation) async throws(PostgresFailure) -> Gathered {
     let connection = try await location.connect()
     defer { connection.closeInBackground() }
-    let logger = PostgresLocation.quietLogger
     do {
-      var buffer: [UInt8] = []
-      buffer.reserveCapacity(1 << 17)
-      func add(_ line: String) throws {
-        buffer += line.utf8
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= 1 << 16 {
-          try handle.write(contentsOf: buffer)
-          buffer.removeAll(keepingCapacity: true)
-        }
-      }
-      let rows = try await connection.query("SELECT data::text FROM events ORDER BY seq", logger: logger)
-      for try await line in rows.decode(String.self) {
-        try add(line)
-      }
-      try handle.write(contentsOf: buffer)
+      try await execute("BEGIN ISOLATION LEVEL REPEATABLE READ", on: connection)
+      let gathered = try await gather(connection)
+      try await execute("ROLLBACK", on: connection)
+      return gathered
     } catch {
       throw PostgresFailure(location: location.description, error: error)
     }
+  }
+
+  // MARK: SQL text
+
+  /// A string literal (standard_conforming_strings is on, PostgreSQL's default since 9.1).
+  static func literal(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+  }
+
+  /// The event's field as text, as the file's reader keeps it (JSON null is no field).
+  static func field(_ name: String, of row: String = "e") -> String { "(\(row).data->>\(literal(name)))" }
+
+  /// Whether the field holds a finite number as `Double(text)` reads it: a JSON number, or
+  /// text spelling a decimal number.
+  static func numeric(_ name: String, of row: String = "e") -> String {
+    """
+    (CASE jsonb_typeof(\(row).data->\(literal(name))) WHEN 'number' THEN true \
+    WHEN 'string' THEN \(field(name, of: row)) ~ '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$' \
+    ELSE false END)
+    """
+  }
+
+  /// Whether the event (columns `ev`, `fl`, `sc` or the table's) matches an `.event` metric.
+  static func matches(_ metric: MetricDefinition, event: String, flow: String, screen: String) -> String {
+    var terms = ["\(event) = \(literal(metric.event ?? ""))"]
+    if let wanted = metric.screen { terms.append("\(screen) = \(literal(wanted))") }
+    if let wanted = metric.flow { terms.append("\(flow) = \(literal(wanted))") }
+    return "(" + terms.joined(separator: " AND ") + ")"
+  }
+
+  /// Runs each statement (the extended protocol takes one at a time).
+  private func execute(_ statements: String..., on connection: PostgresConnection) async throws {
+    for sql in statements {
+      try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresLocation.quietLogger)
+    }
+  }
+
+  private func rows(_ sql: String, on connection: PostgresConnection) async throws -> PostgresRowSequence {
+    try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresLocation.quietLogger)
+  }
+
+  // MARK: The aggregation
+
+  private func gather(_ connection: PostgresConnection) async throws -> Gathered {
+    let metrics = setup.metrics
+    let meanMetrics = metrics.indices.filter { metrics[$0].value != nil }
+    let key = Self.literal(experiment)
+    // Exposures to this experiment, in table order (the partial index `events_exposures`).
+    try await execute(
+      """
+      CREATE TEMP TABLE wf_exposure AS
+      SELECT e.seq, e.user_id AS u, e.ts::timestamptz AS t,
+        coalesce(\(Self.field("variation")), '') AS v, \(Self.field("variation")) IS NULL AS unnamed,
+        CASE WHEN \(Self.numeric("variation_id")) THEN \(Self.field("variation_id"))::float8 END AS vid,
+        \(Self.field("flow")) AS flow, coalesce(\(Self.field("source")) = 'script', false) AS script
+      FROM events e WHERE e.event = 'experiment_viewed' AND \(Self.field("experiment")) = \(key)
+      """, on: connection)
+    var exposures = 0
+    var simulated = false
+    for try await (count, script) in try await rows(
+      "SELECT count(*), coalesce(bool_or(script), false) FROM wf_exposure", on: connection
+    ).decode((Int, Bool).self) {
+      (exposures, simulated) = (count, script)
+    }
+    // As the file's report: a bad value stops the reading; fields no event held are
+    // refused before the report is made (before even its lack of exposures).
+    if let bad = try await firstBadValue(connection, meanMetrics: meanMetrics) { return bad }
+    var valueSeen = Set<Int>()
+    if !meanMetrics.isEmpty {
+      let seen = meanMetrics.map { index in
+        let metric = metrics[index]
+        let matching = Self.matches(
+          metric, event: "e.event", flow: Self.field("flow"), screen: Self.field("screen"))
+        return "coalesce(bool_or(\(matching) AND \(Self.field(metric.value!)) IS NOT NULL), false)"
+      }
+      let events = Set(meanMetrics.map { Self.literal(metrics[$0].event ?? "") }).sorted()
+      for try await flags in try await rows(
+        """
+        SELECT ARRAY[\(seen.joined(separator: ", "))]
+        FROM events e WHERE e.event IN (\(events.joined(separator: ", ")))
+        """, on: connection
+      ).decode([Bool].self) {
+        for (position, flag) in flags.enumerated() where flag { valueSeen.insert(meanMetrics[position]) }
+      }
+    }
+
+    let missing = meanMetrics.filter { !valueSeen.contains($0) }.map { metrics[$0] }
+    guard exposures > 0 else {
+      var seen: [String] = []
+      for try await name in try await rows(
+        """
+        SELECT DISTINCT \(Self.field("experiment")) FROM events e
+        WHERE e.event = 'experiment_viewed' AND \(Self.field("experiment")) IS NOT NULL
+        """, on: connection
+      ).decode(String.self) {
+        seen.append(name)
+      }
+      return .refused(
+        .noExposures(experiment: experiment, experimentsSeen: seen.sorted()), metricsWithoutValues: missing)
+    }
+    var flowCounts: [String: Int] = [:]
+    for try await (flow, count) in try await rows(
+      "SELECT flow, count(*) FROM wf_exposure WHERE flow IS NOT NULL GROUP BY flow", on: connection
+    ).decode((String, Int).self) {
+      flowCounts[flow] = count
+    }
+    // The flow most exposures name, ties to the least name (Swift's order, not the
+    // database's collation).
+    guard
+      let flow = setup.flow
+        ?? flowCounts.min(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key })?.key
+    else { return .refused(.noFlow(experiment: experiment), metricsWithoutValues: missing) }
+
+    let listed = try await variationsListed(connection)
+
+    // Exposed users: the first exposure's variation and day, whether they saw others.
+    try await execute(
+      """
+      CREATE TEMP TABLE wf_user AS
+      SELECT DISTINCT ON (u) u, seq AS f, v, floor(extract(epoch FROM t) / 86400)::float8 AS day,
+        min(v) OVER users <> max(v) OVER users AS several_variations,
+        count(*) OVER users AS exposures, max(seq) OVER users AS last_exposure
+      FROM wf_exposure WINDOW users AS (PARTITION BY u)
+      ORDER BY u, seq
+      """, "CREATE UNIQUE INDEX ON wf_user (u)", "ANALYZE wf_user", on: connection)
+    let severalRuns = try await usersInSeveralRuns(connection)
+
+    // Every later event of an exposed user but this experiment's exposures: what the
+    // builder's `update` sees. Only the columns the metrics and the funnel read.
+    let everyEvent = metrics.contains { $0.kind == .returnedNextDay }
+    var kept = [
+      "(\(Self.field("flow")) = \(Self.literal(flow)) AND e.event IN ('flow_started', 'screen_viewed', 'flow_completed', 'flow_cancelled'))"
+    ]
+    for metric in metrics where metric.kind == .event {
+      kept.append("e.event = \(Self.literal(metric.event ?? ""))")
+    }
+    // Whether the event is on the UTC day after the user's first exposure (parsing every
+    // stamp only when a metric asks).
+    let nextDay =
+      everyEvent ? "floor(extract(epoch FROM e.ts::timestamptz) / 86400)::float8 = w.day + 1" : "false"
+    let valueColumns = meanMetrics.map { ", \(Self.field(metrics[$0].value!)) AS v\($0)" }.joined()
+    try await execute(
+      """
+      CREATE TEMP TABLE wf_after AS
+      SELECT w.u, e.seq, \(nextDay) AS next_day, e.event AS ev, \(Self.field("flow")) AS fl,
+        \(Self.field("screen")) AS sc, \(Self.field("reason")) AS rs\(valueColumns)
+      FROM events e JOIN wf_user w ON w.u = e.user_id
+      WHERE e.seq > w.f
+        AND NOT coalesce(e.event = 'experiment_viewed' AND \(Self.field("experiment")) = \(key), false)
+        \(everyEvent ? "" : "AND (" + kept.joined(separator: " OR ") + ")")
+      """, on: connection)
+
+    // Per user: metrics reached, mean metrics' sums, the start of the flow's first run.
+    var perUser: [String] = []
+    for (index, metric) in metrics.enumerated() {
+      switch metric.kind {
+      case .event:
+        perUser.append(
+          "coalesce(bool_or(\(Self.matches(metric, event: "ev", flow: "fl", screen: "sc"))), false) AS r\(index)"
+        )
+      case .returnedNextDay:
+        perUser.append(
+          "coalesce(bool_or(next_day), false) AS r\(index)")
+      }
+      if metric.value != nil {
+        perUser.append(
+          """
+          0::float8 + coalesce(sum(v\(index)::float8 ORDER BY seq) FILTER (WHERE \
+          \(Self.matches(metric, event: "ev", flow: "fl", screen: "sc")) AND v\(index) IS NOT NULL), 0) AS y\(index)
+          """)
+      }
+    }
+    perUser.append("min(seq) FILTER (WHERE ev = 'flow_started' AND fl = \(Self.literal(flow))) AS s")
+    try await execute(
+      """
+      CREATE TEMP TABLE wf_reached AS SELECT u, \(perUser.joined(separator: ", ")) FROM wf_after GROUP BY u
+      """, "CREATE UNIQUE INDEX ON wf_reached (u)", on: connection)
+
+    // The flow's first run after exposure: it ends at the first start, completion or
+    // cancellation after its start (a new start: abandoned); its screens are those before.
+    try await execute(
+      """
+      CREATE TEMP TABLE wf_run AS
+      WITH steps AS (
+        SELECT a.u, a.seq, a.ev, a.sc, a.rs FROM wf_after a JOIN wf_reached r USING (u)
+        WHERE a.fl = \(Self.literal(flow)) AND a.seq > r.s
+          AND a.ev IN ('flow_started', 'screen_viewed', 'flow_completed', 'flow_cancelled')),
+      ends AS (
+        SELECT DISTINCT ON (u) u, seq AS e, ev, rs FROM steps WHERE ev <> 'screen_viewed' ORDER BY u, seq),
+      screens AS (
+        SELECT steps.u, count(*) AS n, (array_agg(steps.sc ORDER BY steps.seq DESC))[1] AS last
+        FROM steps LEFT JOIN ends USING (u)
+        WHERE steps.ev = 'screen_viewed' AND steps.sc IS NOT NULL AND (ends.e IS NULL OR steps.seq < ends.e)
+        GROUP BY steps.u)
+      SELECT r.u,
+        CASE WHEN ends.ev IS NULL THEN 'abandoned' WHEN ends.ev = 'flow_started' THEN 'abandoned'
+          WHEN ends.ev = 'flow_completed' THEN 'completed'
+          WHEN ends.rs = 'terminated' THEN 'terminated' ELSE 'cancelled' END AS state,
+        coalesce(screens.n, 0) AS n, screens.last
+      FROM wf_reached r LEFT JOIN ends USING (u) LEFT JOIN screens USING (u)
+      WHERE r.s IS NOT NULL
+      """, "CREATE UNIQUE INDEX ON wf_run (u)", on: connection)
+
+    // CUPED's covariate: per exposed user, the field summed over the covariate's events up
+    // to and with the first exposure (the builder reads it before it exposes the user).
+    if let covariate = setup.covariate {
+      try await execute(
+        """
+        CREATE TEMP TABLE wf_covariate AS
+        SELECT w.u, 0::float8 + sum(\(Self.field(covariate.value))::float8 ORDER BY e.seq) AS x
+        FROM events e JOIN wf_user w ON w.u = e.user_id
+        WHERE e.event = \(Self.literal(covariate.event)) AND e.seq <= w.f AND \(Self.field(covariate.value)) IS NOT NULL
+        GROUP BY w.u
+        """, "CREATE UNIQUE INDEX ON wf_covariate (u)", on: connection)
+    } else {
+      try await execute("CREATE TEMP TABLE wf_covariate (u text PRIMARY KEY, x float8)", on: connection)
+    }
+
+    // Each variation's counts and sums, users added in order of first exposure.
+    // Sums of 0s and 1s are whole numbers, the same in any order: sorting (each aggregate
+    // its own sort in PostgreSQL 15) is for fractional values, a mean's or a covariate's.
+    func sums(_ y: String, _ filter: String = "true", rate: Bool) -> String {
+      let x = "coalesce(c.x, 0::float8)"
+      let order = rate && setup.covariate == nil ? "" : " ORDER BY w.f"
+      let ordered = "\(order)) FILTER (WHERE \(filter))"
+      return [
+        "(count(*) FILTER (WHERE \(filter)))::float8", "sum(\(y) \(ordered)",
+        "sum((\(y)) * (\(y)) \(ordered)",
+        "sum(\(x) \(ordered)", "sum(\(x) * \(x) \(ordered)", "sum(\(x) * (\(y)) \(ordered)",
+      ].map { "0::float8 + coalesce(\($0), 0)" }.joined(separator: ", ")
+    }
+    var counts = [
+      "count(*)", "count(*) FILTER (WHERE run.u IS NOT NULL)",
+      "count(*) FILTER (WHERE run.state = 'cancelled')", "count(*) FILTER (WHERE run.state = 'terminated')",
+      "count(*) FILTER (WHERE run.state = 'abandoned')",
+      "count(*) FILTER (WHERE w.several_variations)",
+      "count(*) FILTER (WHERE c.u IS NOT NULL)",
+    ]
+    var doubles = [
+      sums(
+        "CASE WHEN run.state = 'completed' THEN 1::float8 ELSE 0::float8 END", "run.u IS NOT NULL", rate: true
+      )
+    ]
+    for (index, metric) in metrics.enumerated() {
+      counts.append("count(*) FILTER (WHERE coalesce(r.r\(index), false))")
+      doubles.append(
+        sums(
+          metric.value == nil
+            ? "CASE WHEN coalesce(r.r\(index), false) THEN 1::float8 ELSE 0::float8 END"
+            : "coalesce(r.y\(index), 0::float8)", rate: metric.value == nil))
+    }
+    var totals: [String: (counts: [Int], sums: [Double])] = [:]
+    for try await (variation, countRow, sumRow) in try await rows(
+      """
+      SELECT w.v, ARRAY[\(counts.joined(separator: ", "))]::int8[], ARRAY[\(doubles.joined(separator: ", "))]::float8[]
+      FROM wf_user w LEFT JOIN wf_reached r USING (u) LEFT JOIN wf_run run USING (u) LEFT JOIN wf_covariate c USING (u)
+      GROUP BY w.v
+      """, on: connection
+    ).decode((String, [Int], [Double]).self) {
+      totals[variation] = (countRow, sumRow)
+    }
+    var steps: [String: [Int]] = [:]
+    for try await (variation, count, users) in try await rows(
+      """
+      SELECT w.v, run.n, count(*) FROM wf_user w JOIN wf_run run USING (u)
+      WHERE run.state = 'completed' GROUP BY w.v, run.n ORDER BY w.v, run.n
+      """, on: connection
+    ).decode((String, Int, Int).self) {
+      steps[variation, default: []] += Array(repeating: count, count: users)
+    }
+    var exits: [String: [String: Int]] = [:]
+    for try await (variation, screen, users) in try await rows(
+      """
+      SELECT w.v, run.last, count(*) FROM wf_user w JOIN wf_run run USING (u)
+      WHERE run.state <> 'completed' AND run.last IS NOT NULL GROUP BY w.v, run.last
+      """, on: connection
+    ).decode((String, String, Int).self) {
+      exits[variation, default: [:]][screen] = users
+    }
+
+    var gathered: [VariationTotals] = []
+    var severalVariations = 0
+    var usersWithCovariate = 0
+    for name in listed {
+      var variation = VariationTotals(name: name, metricCount: metrics.count)
+      if let row = totals[name] {
+        let c = row.counts
+        variation.exposed = c[0]
+        variation.started = c[1]
+        variation.cancelled = c[2]
+        variation.terminated = c[3]
+        variation.abandoned = c[4]
+        severalVariations += c[5]
+        usersWithCovariate += c[6]
+        func metricSums(_ group: Int) -> MetricSums {
+          let s = row.sums[(group * 6)..<(group * 6 + 6)].map { $0 }
+          return MetricSums(
+            count: Int(s[0]), sum: s[1], sumOfSquares: s[2], covariateSum: s[3], covariateSumOfSquares: s[4],
+            sumOfProducts: s[5])
+        }
+        variation.completion = metricSums(0)
+        for index in metrics.indices {
+          variation.conversions[index] = c[7 + index]
+          variation.metrics[index] = metricSums(1 + index)
+        }
+        variation.completedSteps = steps[name] ?? []
+        variation.exitScreens = exits[name] ?? [:]
+      }
+      gathered.append(variation)
+    }
+    let report = ExperimentReport(
+      experiment: experiment, flow: flow, variations: gathered, metrics: metrics, weights: setup.weights,
+      usersInSeveralVariations: severalVariations, usersInSeveralRuns: severalRuns, simulated: simulated,
+      sequential: setup.sequential,
+      cuped: setup.covariate.map { CupedSummary(covariate: $0, usersWithCovariate: usersWithCovariate) })
+    return .report(
+      report, metricsWithoutValues: meanMetrics.filter { !valueSeen.contains($0) }.map { metrics[$0] })
+  }
+
+  /// The variations in the report's order: as the builder lists them, from each
+  /// variation's first exposure and first `variation_id`.
+  private func variationsListed(_ connection: PostgresConnection) async throws -> [String] {
+    // (name, unnamed, first seq, first variation_id)
+    var seen: [(name: String, unnamed: Bool, first: Int, id: Double?)] = []
+    for try await (name, unnamed, first, id) in try await rows(
+      """
+      SELECT v, unnamed, min(seq), (array_agg(vid ORDER BY seq) FILTER (WHERE vid IS NOT NULL))[1]
+      FROM wf_exposure GROUP BY v, unnamed ORDER BY min(seq)
+      """, on: connection
+    ).decode((String, Bool, Int, Double?).self) {
+      seen.append((name, unnamed, first, id))
+    }
+    var order = setup.order.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+    for variation in seen where !order.contains(variation.name) { order.append(variation.name) }
+    guard setup.order.isEmpty else { return order }
+    let named = seen.filter { !$0.unnamed }
+    var listed = named.enumerated().sorted { a, b in
+      (a.element.id ?? .infinity, a.offset) < (b.element.id ?? .infinity, b.offset)
+    }.map(\.element.name)
+    if seen.contains(where: \.unnamed), !listed.contains("") { listed.append("") }
+    return listed
+  }
+
+  /// Users exposed again after their events started over in time (a stamp before the one
+  /// before it, from the first exposure on): the builder's `severalRuns`, which only a
+  /// user with two exposures can have.
+  private func usersInSeveralRuns(_ connection: PostgresConnection) async throws -> Int {
+    var again = 0
+    for try await count in try await rows(
+      "SELECT count(*) FROM wf_user WHERE exposures > 1", on: connection
+    ).decode(Int.self) {
+      again = count
+    }
+    guard again > 0 else { return 0 }
+    var several = 0
+    for try await count in try await rows(
+      """
+      SELECT count(*) FROM (
+        SELECT u, min(seq) FILTER (WHERE back) AS first_back, max(last_exposure) AS last_exposure FROM (
+          SELECT w.u, e.seq, w.last_exposure,
+            e.ts::timestamptz < lag(e.ts::timestamptz) OVER (PARTITION BY w.u ORDER BY e.seq) AS back
+          FROM events e JOIN wf_user w ON w.u = e.user_id
+          -- A stamp going back after the last exposure changes nothing.
+          WHERE w.exposures > 1 AND e.seq >= w.f AND e.seq <= w.last_exposure) stamps
+        GROUP BY u) users
+      WHERE first_back <= last_exposure
+      """, on: connection
+    ).decode(Int.self) {
+      several = count
+    }
+    return several
+  }
+
+  /// The first event, in table order, whose mean metric's field or covariate's field is
+  /// not a number, as the file's report stops at it (a metric's before the covariate's).
+  private func firstBadValue(_ connection: PostgresConnection, meanMetrics: [Int]) async throws -> Gathered? {
+    let metrics = setup.metrics
+    var checks: [(sql: String, error: (String) -> ReportError)] = []
+    for index in meanMetrics {
+      let metric = metrics[index]
+      let field = metric.value!
+      checks.append(
+        (
+          "\(Self.matches(metric, event: "e.event", flow: Self.field("flow"), screen: Self.field("screen"))) AND \(Self.field(field)) IS NOT NULL AND NOT \(Self.numeric(field))",
+          { .nonNumericValue(metric: metric.name, field: field, value: $0) }
+        ))
+    }
+    var join = ""
+    if let covariate = setup.covariate {
+      join = "LEFT JOIN wf_user_first w ON w.u = e.user_id"
+      try await execute(
+        "CREATE TEMP TABLE wf_user_first AS SELECT u, min(seq) AS f FROM wf_exposure GROUP BY u",
+        on: connection)
+      checks.append(
+        (
+          "e.event = \(Self.literal(covariate.event)) AND \(Self.field(covariate.value)) IS NOT NULL AND NOT \(Self.numeric(covariate.value)) AND (w.f IS NULL OR e.seq <= w.f)",
+          { .nonNumericCovariate(event: covariate.event, field: covariate.value, value: $0) }
+        ))
+    }
+    guard !checks.isEmpty else { return nil }
+    var firsts: [Int] = []
+    for try await row in try await rows(
+      // seq counts from 1: 0 is none.
+      """
+      SELECT ARRAY[\(checks.map { "coalesce(min(e.seq) FILTER (WHERE \($0.sql)), 0)" }.joined(separator: ", "))]::int8[]
+      FROM events e \(join)
+      """,
+      on: connection
+    ).decode([Int].self) {
+      firsts = row
+    }
+    guard let seq = firsts.filter({ $0 > 0 }).min(), let check = firsts.firstIndex(of: seq) else {
+      return nil
+    }
+    let field: String
+    if check < meanMetrics.count {
+      field = metrics[meanMetrics[check]].value!
+    } else {
+      field = setup.covariate!.value
+    }
+    var text = ""
+    for try await value in try await rows(
+      "SELECT \(Self.field(field)) FROM events e WHERE e.seq = \(seq)", on: connection
+    ).decode(String.self) {
+      text = value
+    }
+    return .badValue(seq: seq, checks[check].error(text))
   }
 }

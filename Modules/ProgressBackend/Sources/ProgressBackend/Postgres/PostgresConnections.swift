@@ -15,9 +15,14 @@ final class PostgresConnections: @unchecked Sendable {
   private var idle: [PostgresConnection] = []
   private var closed = false
 
-  init(location: PostgresLocation, keep: Int = 32) {
+  /// Each statement's limit on the server (PostgreSQL's `statement_timeout`).
+  let statementTimeout: Duration?
+
+  /// `statementTimeout`: by default 30 s, the longest any request's statement should take.
+  init(location: PostgresLocation, keep: Int = 32, statementTimeout: Duration? = .seconds(30)) {
     self.location = location
     self.keep = keep
+    self.statementTimeout = statementTimeout
   }
 
   func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
@@ -53,7 +58,7 @@ final class PostgresConnections: @unchecked Sendable {
     while let connection = lock.withLock({ idle.popLast() }) {
       if !connection.isClosed { return connection }
     }
-    return try await location.connect(logger: logger)
+    return try await location.connect(logger: logger, statementTimeout: statementTimeout)
   }
 
   private func give(_ connection: PostgresConnection) {

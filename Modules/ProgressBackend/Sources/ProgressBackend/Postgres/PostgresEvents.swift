@@ -7,12 +7,13 @@ public enum PostgresEvents {
   /// Bytes of NDJSON sent in one statement.
   public static let batchBytes = 1 << 20
 
-  /// Connects and brings the schema up to date (the events table is part of it).
+  /// Connects and makes the events table and its indexes if they are missing; the progress
+  /// tables are `serve`'s, made when it first starts on the database.
   public static func prepare(_ location: PostgresLocation) async throws(PostgresFailure) {
     let connection = try await location.connect()
     defer { connection.closeInBackground() }
     do {
-      try await PostgresBackendStore.migrate(connection, logger: PostgresLocation.quietLogger)
+      try await PostgresBackendStore.migrateEvents(connection, logger: PostgresLocation.quietLogger)
     } catch {
       throw PostgresFailure(location: location.description, error: error)
     }

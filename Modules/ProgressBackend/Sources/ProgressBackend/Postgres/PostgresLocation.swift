@@ -87,10 +87,22 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     return configuration
   }
 
-  /// A new connection; every failure is a `PostgresFailure` naming this location.
-  public func connect(logger: Logger = PostgresLocation.quietLogger) async throws(PostgresFailure)
+  /// A new connection; every failure is a `PostgresFailure` naming this location. With
+  /// `statementTimeout`, the server cancels any statement of the connection that runs longer
+  /// (SQLSTATE 57014), so a stuck query frees its connection instead of holding it.
+  public func connect(
+    logger: Logger = PostgresLocation.quietLogger, statementTimeout: Duration? = nil
+  ) async throws(PostgresFailure)
     -> PostgresConnection
   {
+    var configuration = self.configuration
+    if let statementTimeout {
+      let milliseconds = max(
+        1,
+        statementTimeout.components.seconds * 1000
+          + statementTimeout.components.attoseconds / 1_000_000_000_000_000)
+      configuration.options.additionalStartupParameters.append(("statement_timeout", "\(milliseconds)"))
+    }
     do {
       return try await PostgresConnection.connect(
         configuration: configuration, id: Self.nextID.next(), logger: logger)

@@ -99,7 +99,7 @@ final class PostgresBackendStore: BackendStore {
         // POST /api/v1/events: each the NDJSON object of an events file, in the order they
         // came (`seq`). `ts`, `user` and `event` are columns for the report's SQL.
         """
-        CREATE TABLE events (
+        CREATE TABLE IF NOT EXISTS events (
           seq bigserial PRIMARY KEY,
           data jsonb NOT NULL,
           ts text COLLATE "C" GENERATED ALWAYS AS (data->>'ts') STORED,
@@ -107,7 +107,18 @@ final class PostgresBackendStore: BackendStore {
           event text GENERATED ALWAYS AS (data->>'event') STORED
         )
         """,
-        "CREATE INDEX events_by_event_user ON events (event, user_id)",
+        "CREATE INDEX IF NOT EXISTS events_by_event_user ON events (event, user_id)",
+      ]
+    ),
+    (
+      3,
+      [
+        // `wellflow report postgres://…` starts from one experiment's exposures in table
+        // order: found here without reading every event.
+        """
+        CREATE INDEX IF NOT EXISTS events_exposures ON events ((data->>'experiment'), seq)
+        WHERE event = 'experiment_viewed'
+        """
       ]
     ),
   ]
@@ -134,6 +145,22 @@ final class PostgresBackendStore: BackendStore {
         try await connection.run(migration.statements, logger: logger)
         try await connection.query(
           "INSERT INTO wellflow_schema (version) VALUES (\(migration.version))", logger: logger)
+      }
+    }
+  }
+
+  /// The versions that make the events table and its indexes: all a database that only
+  /// holds events needs. Their statements may run again (`IF NOT EXISTS`), so a `serve`
+  /// started on such a database later adds the rest.
+  static let eventsVersions: Set<Int> = [2, 3]
+
+  /// The events table alone, as `wellflow run --events postgres://…` needs it: no progress
+  /// tables, no recorded version.
+  static func migrateEvents(_ connection: PostgresConnection, logger: Logger) async throws {
+    try await connection.inTransaction(logger: logger) { connection in
+      try await connection.query("SELECT pg_advisory_xact_lock(8531361451727124345)", logger: logger)
+      for migration in migrations where eventsVersions.contains(migration.version) {
+        try await connection.run(migration.statements, logger: logger)
       }
     }
   }
