@@ -281,6 +281,45 @@ enum PostgresForTests {
     #expect(decoded.variations.map(\.variation) == ["full", "quick", "mini", ""])
   }
 
+  /// Names from the experiment file go into the SQL quoted: a quote or a backslash in an
+  /// experiment, an event or a field is that character, from the file and from the table.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func namesWithQuotesAndBackslashesAreReadAsTheyAre() async throws {
+    let workspace = Workspace()
+    let key = #"it's a \\ test"#
+    var lines: [String] = []
+    for (index, user) in ["a", "b", "c", "d"].enumerated() {
+      let variation = index % 2 == 0 ? "full" : "quick"
+      lines.append(
+        #"{"ts":"2026-01-05T08:00:0\#(index)Z","user":"\#(user)","event":"experiment_viewed","experiment":"\#(key)","flow":"checkin","variation":"\#(variation)"}"#
+      )
+      lines.append(
+        #"{"ts":"2026-01-05T08:01:0\#(index)Z","user":"\#(user)","event":"it's \\ done","o'k \\ n":\#(index + 1)}"#
+      )
+    }
+    let file = workspace.write("events.ndjson", lines.joined(separator: "\n") + "\n")
+    let experiments = workspace.write(
+      "x.yaml",
+      #"""
+      experiments:
+        - key: "it's a \\ test"
+          flow: checkin
+          variations: [full, quick]
+          metrics:
+            - {name: done, event: "it's \\ done"}
+            - {name: amount, event: "it's \\ done", value: "o'k \\ n"}
+      """#)
+    let database = try await Self.database(with: file)
+    let experiment = #"it's a \ test"#
+    await expectSameReports(file, database, experiments: experiments, experiment: experiment)
+    let decoded = try JSONDecoder().decode(
+      ExperimentReport.self,
+      from: Data(await report("\(database)", experiments: experiments, experiment: experiment).outText.utf8))
+    #expect(decoded.variations.map(\.exposed) == [2, 2])
+    #expect(decoded.variations.map { $0.metrics[0].conversions } == [2, 2])
+    #expect(decoded.variations.map { $0.metrics[1].mean } == [2, 3])
+  }
+
   /// Example populations of the app's experiments, from `wellflow run`: the check-in with
   /// its metrics, the check-in run twice into one file (users in two runs), onboarding.
   @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))

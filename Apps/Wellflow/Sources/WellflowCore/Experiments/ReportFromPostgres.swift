@@ -72,7 +72,10 @@ struct ReportSQL {
     let connection = try await location.connect()
     defer { connection.closeInBackground() }
     do {
-      try await execute("BEGIN ISOLATION LEVEL REPEATABLE READ", on: connection)
+      // Names from the experiment file are quoted by `literal`, which needs standard
+      // strings (a backslash is a backslash): set here, whatever the server's default.
+      try await execute(
+        "BEGIN ISOLATION LEVEL REPEATABLE READ", "SET LOCAL standard_conforming_strings = on", on: connection)
       let gathered = try await gather(connection)
       try await execute("ROLLBACK", on: connection)
       return gathered
@@ -83,7 +86,7 @@ struct ReportSQL {
 
   // MARK: SQL text
 
-  /// A string literal (standard_conforming_strings is on, PostgreSQL's default since 9.1).
+  /// A string literal (`run` sets standard_conforming_strings on for its transaction).
   static func literal(_ text: String) -> String {
     "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
   }
