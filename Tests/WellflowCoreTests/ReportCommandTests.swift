@@ -69,7 +69,9 @@ struct ReportCommandTests {
     // comparison: Holm leaves it); chance to beat control: scipy quad of beta(2, 2).pdf ·
     // beta(3, 2).cdf over 0…1 = 0.3714.
     // The difference: −1/6 with Newcombe's interval (−65.5…44.6 points over the Wilson
-    // intervals above; the Wald interval was −104.1…70.8), relative by the delta method.
+    // intervals above; the Wald interval was −104.1…70.8), relative on the log of the
+    // ratio: SciPy's relative_risk(1, 2, 2, 3).confidence_interval() − 1 = −84.9…271.6%
+    // (the delta method's went past −100%: −145.0…95.0).
     #expect(
       outcome.out == [
         """
@@ -83,7 +85,7 @@ struct ReportCommandTests {
 
                     variation  users   rate  95% CI       vs control [95% CI]     relative [95% CI]      p (Holm)  chance to beat
         completion  standard       3  66.7%  20.8%–93.9%  control
-                    brief          2  50.0%  9.5%–90.5%   -16.7 pp [-65.5, 44.6]  -25.0% [-145.0, 95.0]  0.7094    37.1%
+                    brief          2  50.0%  9.5%–90.5%   -16.7 pp [-65.5, 44.6]  -25.0% [-84.9, 271.6]  0.7094    37.1%
 
         sample ratio: exposures 3/3 against equal weights (no experiment file given) 50%/50%: chi-square 0.00, p 1.0000
 
