@@ -93,6 +93,38 @@ struct ReportCommandTests {
       ])
   }
 
+  /// Both variations complete every run: the relative difference has no interval (not a
+  /// collapsed +0.0% [0.0, 0.0]) and says why, and the chance to beat is 50% (not the 40%
+  /// Beta(1, 1) gives 1 user against 2), in text, JSON and HTML.
+  @Test func tiedRatesSayWhyThereIsNoRelativeDifference() throws {
+    let tied =
+      [
+        exposure("u1", "standard", 0), line("u1", "flow_started"), line("u1", "flow_completed"),
+        exposure("u2", "standard", 0), line("u2", "flow_started"), line("u2", "flow_completed"),
+        exposure("u3", "brief", 1), line("u3", "flow_started"), line("u3", "flow_completed"),
+      ].joined(separator: "\n") + "\n"
+    let path = workspace.write("tied.ndjson", tied)
+    let reason = "n/a (both are at 100%: nothing varies to estimate a ratio from)"
+    let text = wellflowReport(ReportConfiguration(eventsPath: path, experiment: "onboarding-length"))
+    #expect(text.code == 0)
+    let row = try #require(
+      text.outText.split(separator: "\n").first { $0.contains("  brief  ") && $0.contains("pp") })
+    #expect(row.hasSuffix("\(reason)  n/a       50.0%"), "\(row)")
+    var configuration = ReportConfiguration(eventsPath: path, experiment: "onboarding-length")
+    configuration.format = .json
+    let json = try JSONDecoder().decode(
+      ExperimentReport.self, from: Data(wellflowReport(configuration).outText.utf8))
+    let brief = json.variations[1].completion
+    #expect(brief.chanceToBeatControl == 0.5)
+    #expect(brief.difference?.relative == nil)
+    #expect(
+      brief.difference?.relativeNotApplicable == "both are at 100%: nothing varies to estimate a ratio from")
+    configuration.format = .html
+    let html = wellflowReport(configuration).outText
+    #expect(html.contains("both are at 100%: nothing varies to estimate a ratio from"))
+    #expect(html.contains("50.0%"))
+  }
+
   @Test func jsonCarriesTheSameNumbers() throws {
     let path = workspace.write("e.ndjson", smallEvents)
     var configuration = ReportConfiguration(eventsPath: path, experiment: "onboarding-length")
