@@ -5,6 +5,7 @@
 #   Tools/bench.sh                      every figure (fills .build/bench-data once: minutes)
 #   Tools/bench.sh --quick              a smoke run with small N
 #   Tools/bench.sh mood sync --scale 2  some figures, bigger N
+#   Tools/bench.sh events               figure 10 alone: events' cost, --jobs 2, the report over 1M and 10M events
 #   Tools/bench.sh reminders            figure 8 alone: a hundred years of daily reminders
 #   Tools/bench.sh memory               figure 9 alone: peak memory of wellflow run by output
 #   Tools/bench.sh http                 serve's GET and POST req/s beside nginx (wrk; Tools/http-bench.sh)

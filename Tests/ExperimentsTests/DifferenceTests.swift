@@ -25,6 +25,100 @@ struct DifferenceTests {
       Statistics.proportionDifference(controlSuccesses: 0, controlTrials: 0, successes: 3, trials: 10) == nil)
   }
 
+  /// The relative difference's interval is made on the log of the ratio: for rates,
+  /// Katz's log interval of the risk ratio, as SciPy's
+  /// `relative_risk(s1, n1, s0, n0).confidence_interval(0.95)` gives it
+  /// (`Tools/GrowthBookReference/statistics_reference.py`). It never passes −100%, where
+  /// the delta method's did (5/10 against 1/10: −80% [−150.2, −9.8]).
+  @Test(arguments: [
+    (45, 100, 60, 100, 0.33333333333333326, 0.018479458499814916, 0.7455214859182164),
+    (48, 80, 56, 70, 0.3333333333333335, 0.07662642276319298, 0.651248511266387),
+    (5, 10, 1, 10, -0.8, -0.9718273011813565, 0.41981427684626715),
+    (2, 3, 1, 3, -0.5, -0.9164526151021766, 1.9923138863741139),
+    (450, 1000, 520, 1000, 0.15555555555555567, 0.055274416655404446, 0.26536626009322517),
+  ])
+  func relativeIntervalOfRatesMatchesSciPy(
+    _ s0: Int, _ n0: Int, _ s1: Int, _ n1: Int, _ estimate: Double, _ lower: Double, _ upper: Double
+  ) throws {
+    let comparison = try #require(
+      Statistics.compare(
+        control: MetricSums(conversions: s0, users: n0), variation: MetricSums(conversions: s1, users: n1),
+        scale: .proportion))
+    let relative = try #require(comparison.difference.relative)
+    #expect(abs(relative.estimate - estimate) < 1e-12)
+    #expect(abs(relative.lower - lower) < 1e-9, "\(relative)")
+    #expect(abs(relative.upper - upper) < 1e-9, "\(relative)")
+    #expect(relative.lower > -1)
+    #expect(comparison.difference.relativeNotApplicable == nil)
+  }
+
+  /// No relative interval sits below −100%, whatever the method: sequential, CUPED, means.
+  @Test func relativeIntervalsNeverPassMinusOneHundredPercent() throws {
+    let cases: [(MetricSums, MetricSums, MetricScale, ComparisonOptions)] = [
+      (MetricSums(conversions: 5, users: 10), MetricSums(conversions: 1, users: 10), .proportion, .init()),
+      (
+        MetricSums(conversions: 5, users: 10), MetricSums(conversions: 1, users: 10), .proportion,
+        .init(sequential: true)
+      ),
+      (
+        MetricSums(count: 4, sum: 10, sumOfSquares: 40), MetricSums(count: 3, sum: 1, sumOfSquares: 1), .mean,
+        .init()
+      ),
+      (
+        MetricSums(count: 4, sum: 10, sumOfSquares: 40), MetricSums(count: 3, sum: 1, sumOfSquares: 1), .mean,
+        .init(sequential: true)
+      ),
+    ]
+    for (control, variation, scale, options) in cases {
+      let comparison = try #require(
+        Statistics.compare(control: control, variation: variation, scale: scale, options: options))
+      let relative = try #require(comparison.difference.relative)
+      #expect(relative.lower > -1, "\(relative)")
+      #expect(relative.lower < relative.estimate && relative.estimate < relative.upper)
+    }
+  }
+
+  /// Both at 100% or both at 0%: no collapsed +0.0% [0.0, 0.0] and no lean of 45%; the
+  /// relative difference is not applicable, with why, and the chance to beat is 50%.
+  @Test func tiedRatesHaveNoRelativeIntervalAndAnEvenChance() throws {
+    for options in [ComparisonOptions(), ComparisonOptions(sequential: true)] {
+      let full = try #require(
+        Statistics.compare(
+          control: MetricSums(conversions: 40, users: 40), variation: MetricSums(conversions: 33, users: 33),
+          scale: .proportion, options: options))
+      #expect(full.difference.relative == nil)
+      #expect(
+        full.difference.relativeNotApplicable == "both are at 100%: nothing varies to estimate a ratio from")
+      #expect(full.chanceToBeat == 0.5)
+      #expect(full.difference.absolute.lower < 0 && full.difference.absolute.upper > 0 || options.sequential)
+
+      let none = try #require(
+        Statistics.compare(
+          control: MetricSums(conversions: 0, users: 40), variation: MetricSums(conversions: 0, users: 33),
+          scale: .proportion, options: options))
+      #expect(none.difference.relative == nil)
+      #expect(none.difference.relativeNotApplicable == "the control is at 0%: no relative change of nothing")
+      #expect(none.chanceToBeat == 0.5)
+    }
+    let dropped = try #require(
+      Statistics.compare(
+        control: MetricSums(conversions: 4, users: 40), variation: MetricSums(conversions: 0, users: 33),
+        scale: .proportion))
+    #expect(
+      dropped.difference.relativeNotApplicable
+        == "the variation is at 0% or below: a ratio's interval needs both above 0")
+    let constant = try #require(
+      Statistics.compare(
+        control: MetricSums(count: 3, sum: 6, sumOfSquares: 12),
+        variation: MetricSums(count: 2, sum: 4, sumOfSquares: 8),
+        scale: .mean))
+    #expect(constant.difference.relative == nil)
+    #expect(
+      constant.difference.relativeNotApplicable
+        == "nothing varies on either side: a ratio's interval needs some spread")
+    #expect(constant.chanceToBeat == 0.5)
+  }
+
   private func rate(_ successes: Int, _ trials: Int, control: (Int, Int)) -> RateResult {
     RateResult(
       metric: "completion", users: trials, conversions: successes,

@@ -10,7 +10,10 @@ import Testing
 /// tuning 5000) over `SampleMeanStatistic` / `ProportionStatistic`, and for CUPED
 /// `RegressionAdjustedStatistic` with `compute_theta`
 /// (`Tools/GrowthBookReference/statistics_reference.py` prints them). The Swift side sees
-/// only the sums, as a database would give them.
+/// only the sums, as a database would give them. Relative intervals are on the log of the
+/// ratio: gbstats' relative estimate and variance (its interval's half width) moved to the
+/// log scale, r·e^(±half/r) − 1 with r = 1 + estimate (gbstats' own interval is symmetric
+/// and passes −100%: −543.8% for the sequential means below).
 @Suite("Mean metrics, sequential tests and CUPED against SciPy and gbstats")
 struct MeanMetricTests {
   static let control: [Double] = [3, 0, 5, 2, 2, 7, 1, 0, 4, 3, 6, 2]
@@ -55,7 +58,7 @@ struct MeanMetricTests {
     // ttest_ind(..., equal_var=False): statistic 2.5039, df 19.355.
     #expect(Self.close(comparison.pValue, 0.02137793129281601, tolerance: 1e-8))
     Self.expect(comparison.difference.absolute, 2.3833333333333333, 0.39354009745341134, 4.373126569213255)
-    Self.expect(comparison.difference.relative, 0.8171428571428572, -0.16131619761946248, 1.7956019119051767)
+    Self.expect(comparison.difference.relative, 0.8171428571428572, 0.06056866131313199, 2.113431768931357)
   }
 
   @Test func meanIntervalMatchesSciPy() throws {
@@ -78,7 +81,7 @@ struct MeanMetricTests {
       ))
     #expect(Self.close(means.pValue, 0.9152065163588942))
     Self.expect(means.difference.absolute, 2.3833333333333333, -10.337081876456324, 15.10374854312299)
-    Self.expect(means.difference.relative, 0.8171428571428572, -5.437982156814183, 7.072267871099898)
+    Self.expect(means.difference.relative, 0.8171428571428572, -0.9418669174003654, 55.80084412530475)
 
     let rates = try #require(
       Statistics.compare(
@@ -87,7 +90,7 @@ struct MeanMetricTests {
         scale: .proportion, options: options))
     #expect(Self.close(rates.pValue, 0.048149655568072006))
     Self.expect(rates.difference.absolute, 0.07, 0.00035303510609593913, 0.13964696489390407)
-    Self.expect(rates.difference.relative, 0.15555555555555556, -0.011636282943409876, 0.322747394054521)
+    Self.expect(rates.difference.relative, 0.15555555555555556, -0.00010401063428544521, 0.3354475427212815)
   }
 
   /// A difference of rates stays within ±100 pp, sequential or not.
@@ -109,7 +112,7 @@ struct MeanMetricTests {
     // θ = 1.2965260545905706.
     #expect(Self.close(adjusted.pValue, 0.41385190008898776, tolerance: 1e-8))
     Self.expect(adjusted.difference.absolute, 0.20084780810587333, -0.3012493594623644, 0.7029449756741111)
-    Self.expect(adjusted.difference.relative, 0.06886210563629944, -0.19346722358651322, 0.33119143485911207)
+    Self.expect(adjusted.difference.relative, 0.06886210563629944, -0.16375526972560384, 0.36618642785394595)
 
     let both = try #require(
       Statistics.compare(
@@ -117,7 +120,7 @@ struct MeanMetricTests {
         options: ComparisonOptions(sequential: true, cuped: true)))
     #expect(both.pValue == 1)
     Self.expect(both.difference.absolute, 0.20084780810587333, -3.0153525147133924, 3.417048130925139)
-    Self.expect(both.difference.relative, 0.06886210563629944, -1.6114972507361054, 1.7492214620087043)
+    Self.expect(both.difference.relative, 0.06886210563629944, -0.7780951361723495, 4.148450471786847)
   }
 
   /// A covariate that does not vary adjusts nothing (θ = 0).
@@ -169,6 +172,35 @@ struct MeanMetricTests {
     #expect(
       ExperimentReport.verdict("b", "a", "mood score", other).hasPrefix(
         "b vs a on mood score: no clear difference, -1.00 ["))
+  }
+
+  /// `lowerIsBetter`: a difference below 0 beats the control, above it is worse (and a
+  /// guardrail that rose got worse), and the chance to beat is the chance to be lower.
+  @Test func lowerIsBetterTurnsTheVerdictAround() throws {
+    let metric = MetricDefinition(
+      name: "effort", event: "mood_saved", value: "score", guardrail: true, lowerIsBetter: true)
+    var events: [ReportEvent] = []
+    for index in 0..<40 {
+      let variation = index % 2 == 0 ? "a" : "b"
+      let user = "u\(index)"
+      events.append(
+        event(user, "experiment_viewed", 1, fields: ["experiment": "x", "variation": variation]))
+      let score = variation == "a" ? 5 + Double(index % 3) : 2 + Double(index % 3)
+      events.append(event(user, "mood_saved", 2, fields: ["score": "\(score)"]))
+    }
+    let fell = try ExperimentReport(
+      experiment: "x", events: events, variationOrder: ["a", "b"], metrics: [metric])
+    let b = fell.variations[1].metrics[0]
+    #expect(ExperimentReport.verdict("b", "a", "effort", b) == "b beats a on effort: -3.05 [-3.59, -2.51]")
+    #expect(fell.warnings.isEmpty)
+    #expect(try #require(b.chanceToBeatControl) > 0.999)
+    let rose = try ExperimentReport(
+      experiment: "x", events: events, variationOrder: ["b", "a"], metrics: [metric])
+    let a = rose.variations[1].metrics[0]
+    #expect(
+      ExperimentReport.verdict("a", "b", "effort", a) == "a is worse than b on effort: +3.05 [2.51, 3.59]")
+    #expect(rose.warnings == ["guardrail got worse: a is worse than b on effort: +3.05 [2.51, 3.59]"])
+    #expect(try #require(a.chanceToBeatControl) < 0.001)
   }
 
   @Test func aGuardrailThatGotWorseIsSaidFirst() throws {

@@ -201,6 +201,71 @@ struct RunJobsTests {
     #expect(quiet.outcome.outText.hasPrefix("14 script runs: 14 passed, 0 failed ("))
   }
 
+  /// What a population writes with `--format json --junit FILE --html FILE` and `jobs`
+  /// workers: the standard output, the errors and both files.
+  private func reports(jobs: Int, users: Int) async throws -> (
+    out: String, err: String, junit: String, html: String
+  ) {
+    let junit = workspace.path("junit-\(jobs).xml")
+    let html = workspace.path("report-\(jobs).html")
+    let executable = try PreviewProcess.executable().path
+    let outcome = await wellflowRun([
+      Self.root.appendingPathComponent("Apps/Wellflow/Scripts/experiment-checkin.yaml").path,
+      Self.root.appendingPathComponent("Apps/Wellflow/Scripts/onboarding-short.yaml").path,
+    ]) {
+      $0.experimentsPath =
+        Self.root.appendingPathComponent("Apps/Wellflow/Experiments/checkin-length.yaml").path
+      $0.users = users
+      $0.seed = 11
+      $0.format = .json
+      $0.junitPath = junit
+      $0.htmlPath = html
+      $0.jobs = jobs
+      $0.executable = executable
+    }
+    #expect(outcome.code == 0, "\(outcome.errText)")
+    return (
+      outcome.outText, outcome.errText, try String(contentsOfFile: junit, encoding: .utf8),
+      try String(contentsOfFile: html, encoding: .utf8)
+    )
+  }
+
+  /// The times runs took, which differ from one run to the next (two runs of one job
+  /// differ there too), as `…`; nothing else.
+  private func timeless(_ text: String) -> String {
+    text.replacingOccurrences(of: #""durationSeconds" : [-0-9.e]+"#, with: "…", options: .regularExpression)
+      .replacingOccurrences(of: #"time="[0-9.]+""#, with: "…", options: .regularExpression)
+      .replacingOccurrences(of: #"-?\d+\.\d ms"#, with: "… ms", options: .regularExpression)
+  }
+
+  /// JSON, JUnit and HTML with `--jobs 3` are what one job writes, byte for byte but for
+  /// the times. 30 users of two scripts: 60 runs, so the HTML report draws 50 and lists 10
+  /// (the joined report picks its drawn runs from each worker's first ones).
+  @Test func severalJobsWriteTheReportsOfOne() async throws {
+    let one = try await reports(jobs: 1, users: 30)
+    let three = try await reports(jobs: 3, users: 30)
+    #expect(one.out.hasPrefix("{\n  \"durationSeconds\" : "))
+    #expect(one.out.contains("\"passed\" : 60,"))
+    #expect(timeless(three.out) == timeless(one.out))
+    #expect(three.err == one.err)
+    #expect(one.junit.contains(#"tests="60" failures="0""#))
+    #expect(timeless(three.junit) == timeless(one.junit))
+    #expect(one.html.contains(#"id="run-50""#) && !one.html.contains(#"id="run-51""#))
+    #expect(one.html.contains(#"id="passed-listed""#))
+    #expect(timeless(three.html) == timeless(one.html))
+  }
+
+  @Test func aWorkerIsToldItsOutputs() {
+    let worker = RunConfiguration.Worker(
+      users: 3...9, events: true, junit: false, html: true, directory: "/tmp/w")
+    #expect(worker.argument == "3:9:eh:/tmp/w")
+    #expect(RunConfiguration.Worker(argument: "3:9:eh:/tmp/w") == worker)
+    #expect(RunConfiguration.Worker(argument: "3:9:-:/tmp/w")?.events == false)
+    for bad in ["3:9:1:/tmp/w", "3:9:he:/tmp/w", "3:9::/tmp/w", "9:3:e:/tmp/w", "3:9:e:"] {
+      #expect(RunConfiguration.Worker(argument: bad) == nil, "\(bad)")
+    }
+  }
+
   @Test func jobsOutsideTheLimitsAreRefused() async {
     for jobs in [0, RunCommand.maxJobs + 1] {
       let outcome = await wellflowRun(["missing.yaml"]) { $0.jobs = jobs }

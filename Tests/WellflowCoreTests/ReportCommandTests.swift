@@ -69,7 +69,9 @@ struct ReportCommandTests {
     // comparison: Holm leaves it); chance to beat control: scipy quad of beta(2, 2).pdf ·
     // beta(3, 2).cdf over 0…1 = 0.3714.
     // The difference: −1/6 with Newcombe's interval (−65.5…44.6 points over the Wilson
-    // intervals above; the Wald interval was −104.1…70.8), relative by the delta method.
+    // intervals above; the Wald interval was −104.1…70.8), relative on the log of the
+    // ratio: SciPy's relative_risk(1, 2, 2, 3).confidence_interval() − 1 = −84.9…271.6%
+    // (the delta method's went past −100%: −145.0…95.0).
     #expect(
       outcome.out == [
         """
@@ -83,12 +85,44 @@ struct ReportCommandTests {
 
                     variation  users   rate  95% CI       vs control [95% CI]     relative [95% CI]      p (Holm)  chance to beat
         completion  standard       3  66.7%  20.8%–93.9%  control
-                    brief          2  50.0%  9.5%–90.5%   -16.7 pp [-65.5, 44.6]  -25.0% [-145.0, 95.0]  0.7094    37.1%
+                    brief          2  50.0%  9.5%–90.5%   -16.7 pp [-65.5, 44.6]  -25.0% [-84.9, 271.6]  0.7094    37.1%
 
         sample ratio: exposures 3/3 against equal weights (no experiment file given) 50%/50%: chi-square 0.00, p 1.0000
 
         """
       ])
+  }
+
+  /// Both variations complete every run: the relative difference has no interval (not a
+  /// collapsed +0.0% [0.0, 0.0]) and says why, and the chance to beat is 50% (not the 40%
+  /// Beta(1, 1) gives 1 user against 2), in text, JSON and HTML.
+  @Test func tiedRatesSayWhyThereIsNoRelativeDifference() throws {
+    let tied =
+      [
+        exposure("u1", "standard", 0), line("u1", "flow_started"), line("u1", "flow_completed"),
+        exposure("u2", "standard", 0), line("u2", "flow_started"), line("u2", "flow_completed"),
+        exposure("u3", "brief", 1), line("u3", "flow_started"), line("u3", "flow_completed"),
+      ].joined(separator: "\n") + "\n"
+    let path = workspace.write("tied.ndjson", tied)
+    let reason = "n/a (both are at 100%: nothing varies to estimate a ratio from)"
+    let text = wellflowReport(ReportConfiguration(eventsPath: path, experiment: "onboarding-length"))
+    #expect(text.code == 0)
+    let row = try #require(
+      text.outText.split(separator: "\n").first { $0.contains("  brief  ") && $0.contains("pp") })
+    #expect(row.hasSuffix("\(reason)  n/a       50.0%"), "\(row)")
+    var configuration = ReportConfiguration(eventsPath: path, experiment: "onboarding-length")
+    configuration.format = .json
+    let json = try JSONDecoder().decode(
+      ExperimentReport.self, from: Data(wellflowReport(configuration).outText.utf8))
+    let brief = json.variations[1].completion
+    #expect(brief.chanceToBeatControl == 0.5)
+    #expect(brief.difference?.relative == nil)
+    #expect(
+      brief.difference?.relativeNotApplicable == "both are at 100%: nothing varies to estimate a ratio from")
+    configuration.format = .html
+    let html = wellflowReport(configuration).outText
+    #expect(html.contains("both are at 100%: nothing varies to estimate a ratio from"))
+    #expect(html.contains("50.0%"))
   }
 
   @Test func jsonCarriesTheSameNumbers() throws {

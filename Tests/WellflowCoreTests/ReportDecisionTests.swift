@@ -225,7 +225,7 @@ struct ReportDecisionTests {
     #expect(
       workspace.relative(failure.problems.map(\.description)) == [
         "bad.yaml:6:9: metrics: 'returned_next_week' is not a metric; write returned_next_day or {event: NAME, screen: ID, flow: ID}",
-        "bad.yaml:7:32: unknown key 'colour' in metric (keys: name, event, screen, flow, value, guardrail)",
+        "bad.yaml:7:32: unknown key 'colour' in metric (keys: name, event, screen, flow, value, guardrail, lowerIsBetter)",
         "bad.yaml:8:9: a metric needs event: (the event name, e.g. screen_viewed)",
         "bad.yaml:9:39: metrics: unknown flow 'chekin' (did you mean 'checkin'?) (flows: \(flows))",
         "bad.yaml:11:9: metrics: 'a' is listed twice (first on line 10)",

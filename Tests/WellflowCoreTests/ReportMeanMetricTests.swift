@@ -123,6 +123,52 @@ struct ReportMeanMetricTests {
       ])
   }
 
+  /// `lowerIsBetter: true`: a difference above 0 is the worse one. With quick as the
+  /// control, full's scores are 3.05 higher: a guardrail that got worse, said first, and
+  /// full's chance to beat is the chance it is lower.
+  @Test func aMetricWhereLowerIsBetterGotWorseWhenItRose() throws {
+    let file = """
+      experiments:
+        - key: checkin-length
+          flow: checkin
+          variations: [quick, full]
+          metrics:
+            - {name: effort, event: mood_saved, value: score, guardrail: true, lowerIsBetter: true}
+      """
+    let outcome = report(events, file)
+    #expect(outcome.code == 0, "\(outcome.err)")
+    #expect(
+      outcome.outText.hasPrefix(
+        "guardrail got worse: full is worse than quick on effort: +3.05 [2.51, 3.59]\n"))
+    #expect(outcome.outText.contains("\neffort (lower is better)  quick  "))
+    let json = report(events, file, format: .json)
+    let decoded = try JSONDecoder().decode(ExperimentReport.self, from: Data(json.outText.utf8))
+    let full = decoded.variations[1].metrics[0]
+    #expect(full.lowerIsBetter == true && full.guardrail == true)
+    #expect(try #require(full.chanceToBeatControl) < 0.001)
+    #expect(decoded.variations[0].metrics[0].lowerIsBetter == true)
+  }
+
+  /// The same metric where it fell: no guardrail is named, and quick's chance to beat is
+  /// the chance it is lower.
+  @Test func aMetricWhereLowerIsBetterBeatsWhenItFell() throws {
+    let outcome = report(
+      events, file("{name: effort, event: mood_saved, value: score, guardrail: true, lowerIsBetter: true}"),
+      format: .json)
+    #expect(outcome.code == 0, "\(outcome.err)")
+    let decoded = try JSONDecoder().decode(ExperimentReport.self, from: Data(outcome.outText.utf8))
+    #expect(decoded.warnings.allSatisfy { !$0.hasPrefix("guardrail") })
+    let quick = decoded.variations[1].metrics[0]
+    #expect(try #require(quick.chanceToBeatControl) > 0.999)
+  }
+
+  @Test func lowerIsBetterIsTrueOrFalse() {
+    let outcome = report(events, file("{event: mood_saved, value: score, lowerIsBetter: yes please}"))
+    #expect(outcome.code == 2)
+    #expect(
+      outcome.err == ["x.yaml:6:58: metrics: lowerIsBetter must be true or false, got text 'yes please'"])
+  }
+
   @Test func aCovariateIsAnEventAndANumericFieldBeforeExposure() {
     let metric = "{name: mood score, event: mood_saved, value: score}"
     let bare = report(events, file(metric, extra: "\n    covariate: prior"))

@@ -8,7 +8,7 @@ import Foundation
 // Usage: swift run -c release wellflow-bench [NAME…] [--quick] [--scale X]
 //   (Tools/bench.sh builds both release products first, which `process` and `sync` need.)
 let usage =
-  "usage: wellflow-bench [onboarding|process|mood|sync|experiments|reminders|memory …] [--quick] [--scale X]"
+  "usage: wellflow-bench [onboarding|process|mood|sync|experiments|events|reminders|memory …] [--quick] [--scale X]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 var settings = Settings(quick: false, scale: 1, locations: Locations.find())
 var names: [String] = []
@@ -33,7 +33,9 @@ while index < arguments.count {
     index += 1
   }
 }
-let all = ["onboarding", "process", "mood", "sync", "experiments", "reminders", "memory"]
+let all = [
+  "onboarding", "process", "mood", "sync", "experiments", "events", "reminders", "memory",
+]
 let unknown = names.filter { !all.contains($0) }
 guard unknown.isEmpty else {
   progress(
@@ -65,6 +67,7 @@ for name in names.isEmpty ? all : names {
     case "mood": try await MoodBenchmark.run(settings, report)
     case "sync": try await SyncBenchmark.run(settings, report)
     case "experiments": try ExperimentsBenchmark.run(settings, report)
+    case "events": try ExperimentPipelineBenchmark.run(settings, report)
     case "reminders": try await RemindersBenchmark.run(settings, report)
     case "memory": try MemoryBenchmark.run(settings, report)
     default: break

@@ -5,7 +5,9 @@
     python3 Tools/GrowthBookReference/statistics_reference.py
 
 Welch t-tests, sequential tests and CUPED from GrowthBook's gbstats; t intervals and Wilson
-intervals from SciPy; Newcombe's hybrid score interval (method 10) built over the latter."""
+intervals from SciPy; Newcombe's hybrid score interval (method 10) built over the latter;
+the relative difference's interval on the log of the ratio (SciPy's relative_risk for rates,
+gbstats' relative variance moved to the log scale for the rest)."""
 
 import numpy as np
 from scipy import stats
@@ -54,3 +56,20 @@ def newcombe(s0, n0, s1, n1):
 for case in [(48,80,56,70), (2,3,1,2), (2,3,1,3), (3,3,3,3), (0,10,0,10), (0,5,5,5), (45,100,60,100)]:
     print("newcombe", case, repr(newcombe(*case)))
 print("t q", repr(stats.t.ppf(0.975, 3.5)), repr(stats.t.sf(2.1, 7.3)*2))
+# The relative difference's interval on the log of the ratio (MetricSums.swift,
+# relativeInterval). Rates, fixed horizon: Katz's log interval of the risk ratio, SciPy's own.
+from scipy.stats.contingency import relative_risk
+for case in [(45,100,60,100), (48,80,56,70), (5,10,1,10), (2,3,1,3), (450,1000,520,1000)]:
+    s0, n0, s1, n1 = case
+    rr = relative_risk(s1, n1, s0, n0); ci = rr.confidence_interval(0.95)
+    print("logratio rate", case, repr(rr.relative_risk - 1), repr(ci.low - 1), repr(ci.high - 1))
+# Means, sequential and CUPED: gbstats' relative estimate and variance (its symmetric
+# interval's half width is z·√V), moved to the log scale: r·exp(±half/r) − 1, r = 1 + estimate.
+def logscale(r):
+    e = r.expected; lo, hi = r.ci; half = (hi - lo) / 2; q = 1 + e
+    return (repr(e), repr(q*np.exp(-half/q) - 1), repr(q*np.exp(half/q) - 1))
+print("logratio welch", logscale(TwoSidedTTest(sm(a), sm(b), FrequentistConfig(difference_type="relative")).compute_result()))
+print("logratio seqmean", logscale(SequentialTwoSidedTTest(sm(a), sm(b), SequentialConfig(difference_type="relative")).compute_result()))
+print("logratio seqprop", logscale(SequentialTwoSidedTTest(pa, pb, SequentialConfig(difference_type="relative")).compute_result()))
+print("logratio cuped", logscale(TwoSidedTTest(A, B, FrequentistConfig(difference_type="relative")).compute_result()))
+print("logratio cupedseq", logscale(SequentialTwoSidedTTest(A, B, SequentialConfig(difference_type="relative")).compute_result()))

@@ -225,8 +225,11 @@ public enum RunCommand {
       return await runInWorkers(
         configuration, scripts: selected.count, jobs: jobs, events: eventsFile, console: console)
     }
-    // A worker writes what each script's runs print and record to files of its own.
+    // A worker writes what each script's runs print and record to files of its own, its
+    // parts of the reports too.
     let workerOutput = configuration.worker.map { _ in WorkerOutput() }
+    let writesJUnit = configuration.junitPath != nil || configuration.worker?.junit == true
+    let writesHTML = configuration.htmlPath != nil || configuration.worker?.html == true
     let console = workerOutput?.console ?? console
     let showsTranscript = configuration.format == .text && !configuration.quiet
     // Each output keeps only what it needs: the HTML report the runs it draws, JSON and
@@ -236,15 +239,14 @@ public enum RunCommand {
       options: ScriptRunner.Options(
         dataDirectory: configuration.dataDirectory.map { URL(fileURLWithPath: $0) },
         analytics: FanOutAnalyticsSink(sinks), experiments: experimentFile?.experiments ?? [],
-        growthBook: payload, backend: backend, capturesScreens: configuration.htmlPath != nil,
-        keepsSteps: configuration.format == .json || configuration.junitPath != nil
-          || configuration.htmlPath != nil,
+        growthBook: payload, backend: backend, capturesScreens: writesHTML,
+        keepsSteps: configuration.format == .json || writesJUnit || writesHTML,
         locale: configuration.locale, seed: configuration.seed))
     let transcript = showsTranscript ? TranscriptStream(console: console) : nil
     if let transcript { runner.onStep = { transcript.step($0) } }
     var html = configuration.htmlPath.map { _ in RunHTMLReport.Builder() }
-    let json = configuration.format == .json ? Spool() : nil
-    let junit = configuration.junitPath != nil ? Spool() : nil
+    let json = configuration.format == .json && workerOutput == nil ? Spool() : nil
+    let junit = configuration.junitPath != nil && workerOutput == nil ? Spool() : nil
     let encoder = TranscriptFormatter.encoder()
     var runs = 0
     var failures: [(name: String, headline: String)] = []
@@ -256,7 +258,7 @@ public enum RunCommand {
     for (scriptIndex, script) in selected.enumerated() {
       if let worker = configuration.worker, let workerOutput {
         do throws(WriteFailure) {
-          try workerOutput.begin(script: scriptIndex, of: worker)
+          try workerOutput.begin(script: scriptIndex, of: worker, json: configuration.format == .json)
           if worker.events {
             eventsFile = try NDJSONAnalyticsSink(
               path: worker.path(scriptIndex, "events"), tags: ["source": .string("script")])
@@ -271,6 +273,9 @@ public enum RunCommand {
         let user = configuration.users == nil ? nil : "user-\(index)"
         // Screens cost time and memory: only a run the report may still draw keeps them.
         if let html { runner.options.capturesScreens = html.drawsNext }
+        if let workerOutput, configuration.worker?.html == true {
+          runner.options.capturesScreens = workerOutput.drawsNext
+        }
         transcript?.begin(name: script.name, file: script.file, user: user ?? script.user)
         let result = await runner.run(script, as: user)
         // Each run's events reach the file as it ends, so a crash later loses none of them.
@@ -281,6 +286,7 @@ public enum RunCommand {
           failures.append((result.name, failure.headline))
           workerOutput?.failed(name: result.name, headline: failure.headline)
         }
+        workerOutput?.record(result, encoder: encoder)
         if let json, spoolError.json == nil {
           do {
             try json.append(TranscriptFormatter.jsonScript(result, first: runs == 0, encoder: encoder))
@@ -308,6 +314,19 @@ public enum RunCommand {
     }
     let elapsed = ContinuousClock.now - started
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    return finish(
+      configuration, runs: runs, failures: failures, seconds: seconds, json: json, junit: junit, html: html,
+      spoolError: spoolError, console: console)
+  }
+
+  /// The summary or the JSON document, then the JUnit and HTML reports, from what a run
+  /// (or the workers of `--jobs`, joined) gathered. Exit 0 all passed, 1 some failed, 2
+  /// when a report cannot be written.
+  static func finish(
+    _ configuration: RunConfiguration, runs: Int, failures: [(name: String, headline: String)],
+    seconds: Double, json: Spool?, junit: Spool?, html: RunHTMLReport.Builder?,
+    spoolError: (json: (any Error)?, junit: (any Error)?) = (nil, nil), console: Console
+  ) -> Int32 {
     switch configuration.format {
     case .text: console.out(TranscriptFormatter.summary(runs: runs, failures: failures, seconds: seconds))
     case .json:

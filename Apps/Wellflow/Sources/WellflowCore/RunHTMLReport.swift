@@ -25,7 +25,7 @@ public enum RunHTMLReport {
   }
 
   /// A run not drawn: a row of a table.
-  struct Row {
+  struct Row: Codable {
     var name: String
     var file: String
     var user: String
@@ -37,8 +37,22 @@ public enum RunHTMLReport {
   /// The report as runs end: it keeps the runs it draws and rows for the others (up to
   /// `listedRunsLimit`), never every run.
   public struct Builder {
-    private(set) var drawnFailures: [ScriptResult] = []
-    private(set) var drawnPassing: [ScriptResult] = []
+    /// A run as a worker of `--jobs` hands it over: its row, and its drawing when the
+    /// worker drew it (a run the report draws is among the first of its worker).
+    struct Entry: Codable {
+      var passed: Bool
+      var row: Row
+      var drawn: Drawn?
+    }
+
+    /// A drawn run, rendered as it is added but for its id, which comes with its place.
+    struct Drawn: Codable {
+      var html: String
+      var steps: Int
+    }
+
+    private(set) var drawnFailures: [Drawn] = []
+    private(set) var drawnPassing: [Drawn] = []
     private var failedRows: [Row] = []
     private var passedRows: [Row] = []
     private(set) var failed = 0
@@ -55,30 +69,54 @@ public enum RunHTMLReport {
     var retained: (runs: Int, steps: Int, rows: Int) {
       (
         drawnFailures.count + drawnPassing.count,
-        (drawnFailures + drawnPassing).reduce(0) { $0 + $1.steps.count },
+        (drawnFailures + drawnPassing).reduce(0) { $0 + $1.steps },
         failedRows.count + passedRows.count
       )
     }
 
     public mutating func add(_ result: ScriptResult) {
-      if result.passed {
+      add(
+        passed: result.passed, row: { Self.row(result) },
+        drawn: { Drawn(html: RunHTMLReport.run(result), steps: result.steps.count) })
+    }
+
+    mutating func add(_ entry: Entry) {
+      // Drawn here but not by its worker cannot happen (see `Entry`); listed then.
+      add(passed: entry.passed, row: { entry.row }, drawn: { entry.drawn })
+    }
+
+    /// Runs past every list, counted only.
+    mutating func addUnlisted(passed: Int, failed: Int) {
+      self.passed += passed
+      self.failed += failed
+    }
+
+    private mutating func add(passed isPassed: Bool, row: () -> Row, drawn: () -> Drawn?) {
+      if isPassed {
         passed += 1
-        if drawnPassing.count < passingRunsWithScreens {
-          drawnPassing.append(result)
+        if drawnPassing.count < passingRunsWithScreens, let drawn = drawn() {
+          drawnPassing.append(drawn)
         } else if passedRows.count < listedRunsLimit {
-          passedRows.append(Self.row(result))
+          passedRows.append(row())
         }
       } else {
         failed += 1
-        if drawnFailures.count < failingRunsDrawn {
-          drawnFailures.append(result)
+        if drawnFailures.count < failingRunsDrawn, let drawn = drawn() {
+          drawnFailures.append(drawn)
         } else if failedRows.count < listedRunsLimit {
-          failedRows.append(Self.row(result))
+          failedRows.append(row())
         }
       }
     }
 
-    private static func row(_ result: ScriptResult) -> Row {
+    /// What a worker hands over for `result`, drawn when `draws`.
+    static func entry(_ result: ScriptResult, draws: Bool) -> Entry {
+      Entry(
+        passed: result.passed, row: row(result),
+        drawn: draws ? Drawn(html: RunHTMLReport.run(result), steps: result.steps.count) : nil)
+    }
+
+    static func row(_ result: ScriptResult) -> Row {
       Row(
         name: result.name, file: result.file, user: result.user, steps: result.steps.count,
         durationSeconds: result.durationSeconds, headline: result.failure?.headline)
@@ -95,8 +133,8 @@ public enum RunHTMLReport {
       body += " · \(milliseconds(seconds))</p></header>"
       if failed > 0 {
         body += "<section id=\"failures\"><h2>Failures (\(failed))</h2>"
-        for (index, result) in drawnFailures.enumerated() {
-          body += run(result, id: "failure-\(index + 1)", showsScreens: true)
+        for (index, drawn) in drawnFailures.enumerated() {
+          body += opening(passed: false, id: "failure-\(index + 1)") + drawn.html
         }
         if failed > drawnFailures.count {
           body +=
@@ -108,8 +146,8 @@ public enum RunHTMLReport {
       }
       if passed > 0 {
         body += "<section id=\"passed\"><h2>Passed (\(passed))</h2>"
-        for (index, result) in drawnPassing.enumerated() {
-          body += run(result, id: "run-\(index + 1)", showsScreens: true)
+        for (index, drawn) in drawnPassing.enumerated() {
+          body += opening(passed: true, id: "run-\(index + 1)") + drawn.html
         }
         if passed > drawnPassing.count {
           body +=
@@ -145,11 +183,16 @@ public enum RunHTMLReport {
     return html
   }
 
-  private static func run(_ result: ScriptResult, id: String, showsScreens: Bool) -> String {
+  /// A drawn run's first tag, up to its id.
+  private static func opening(passed: Bool, id: String) -> String {
+    "<details class=\"wr-run \(passed ? "wr-passed" : "wr-failed")\" id=\"\(id)\""
+  }
+
+  /// A drawn run after its id: what `opening` begins.
+  private static func run(_ result: ScriptResult, showsScreens: Bool = true) -> String {
     let e = ScreenHTML.escape
     let mark = result.passed ? "✓" : "✗"
-    var html =
-      "<details class=\"wr-run \(result.passed ? "wr-passed" : "wr-failed")\" id=\"\(id)\"\(result.passed ? "" : " open")>"
+    var html = "\(result.passed ? "" : " open")>"
     html +=
       "<summary><span class=\"wr-mark\">\(mark)</span> <b>\(e(result.name))</b> <span class=\"wr-file\">\(e(result.file)) (\(e(result.user)))</span> <span class=\"wr-meta\">\(result.steps.count) steps · \(milliseconds(result.durationSeconds))</span></summary>"
     if let failure = result.failure {

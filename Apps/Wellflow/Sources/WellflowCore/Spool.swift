@@ -18,6 +18,9 @@ final class Spool {
     try? FileManager.default.removeItem(at: file.url)
   }
 
+  /// Whether nothing was appended.
+  var isEmpty: Bool { file == nil && buffer.isEmpty }
+
   /// Whether everything appended is still in memory (no file was needed).
   var isInMemory: Bool { file == nil }
 

@@ -42,7 +42,9 @@ struct Report: AsyncParsableCommand {
       (quick beats full on completion: +44.1 pp [41.8, 46.4]); p-values below 0.001
       print as < 0.001. The points' interval is Newcombe's hybrid score interval.
       A metric with `value: FIELD` is a mean per user (Welch's t-test); one with
-      `guardrail: true` is named first when it got worse. --sequential (or
+      `guardrail: true` is named first when it got worse (`lowerIsBetter: true`:
+      when it rose). The relative interval is made on the log of the ratio, so it
+      never passes -100%. --sequential (or
       `sequential: true` in the file) makes intervals and p-values always valid
       (GrowthBook's sequential test); `covariate: {event, value}` adjusts by the
       sum of a field over each user's events before exposure (CUPED). The file is

@@ -106,7 +106,7 @@ struct Run: AsyncParsableCommand {
   )
   var jobs: Int?
 
-  /// A worker of --jobs: the users it runs and the folder of its outputs (FIRST:LAST:EVENTS:DIR).
+  /// A worker of --jobs: the users it runs and the folder of its outputs (FIRST:LAST:OUTPUTS:DIR).
   @Option(help: .hidden)
   var worker: String?
 
@@ -170,7 +170,7 @@ struct Run: AsyncParsableCommand {
     configuration.executable = Bundle.main.executablePath
     if let worker {
       guard let slice = RunConfiguration.Worker(argument: worker) else {
-        throw ValidationError("--worker takes FIRST:LAST:EVENTS:DIR")
+        throw ValidationError("--worker takes FIRST:LAST:OUTPUTS:DIR")
       }
       configuration.worker = slice
     }

@@ -83,12 +83,17 @@ public struct MetricDefinition: Sendable, Equatable, Codable {
   public var flow: String?
   /// A numeric field of the event: the metric is a mean of its per-user sums, not a rate.
   public var value: String?
-  /// The report says first when a guardrail got worse (its interval lies below 0).
+  /// The report says first when a guardrail got worse (its interval lies below 0, or above
+  /// 0 when lower is better).
   public var guardrail: Bool
+  /// A metric where less is better (errors, time to finish, cancellations): a variation
+  /// beats the control when its difference lies below 0, and its chance to beat control is
+  /// the chance it is lower.
+  public var lowerIsBetter: Bool
 
   public init(
     name: String, kind: Kind = .event, event: String? = nil, screen: String? = nil, flow: String? = nil,
-    value: String? = nil, guardrail: Bool = false
+    value: String? = nil, guardrail: Bool = false, lowerIsBetter: Bool = false
   ) {
     self.name = name
     self.kind = kind
@@ -97,6 +102,7 @@ public struct MetricDefinition: Sendable, Equatable, Codable {
     self.flow = flow
     self.value = value
     self.guardrail = guardrail
+    self.lowerIsBetter = lowerIsBetter
   }
 
   public var scale: MetricScale { value == nil ? .proportion : .mean }
@@ -128,10 +134,14 @@ public struct RateResult: Sendable, Equatable, Codable {
   public var standardDeviation: Double?
   /// Present (true) for a guardrail metric.
   public var guardrail: Bool?
+  /// Present (true) for a metric where lower is better: the verdict and chance to beat
+  /// read it so.
+  public var lowerIsBetter: Bool?
   /// Two-proportion z-test against the control, Holm-corrected across the variations;
   /// nil for the control and when it cannot be computed.
   public var pValue: Double?
-  /// Probability that this variation's rate is above the control's (Beta(1, 1) priors).
+  /// Probability that this variation's rate is above the control's (Beta(1, 1) priors);
+  /// below it for a metric where lower is better.
   public var chanceToBeatControl: Double?
   /// Against the control, with 95% intervals; nil for the control and without users.
   public var difference: Difference?
@@ -327,7 +337,8 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
       Self.compare(&reports, \.completion, gathered.map(\.completion), .proportion, options)
       for metric in metrics.indices {
         Self.compare(
-          &reports, \.metrics[metric], gathered.map { $0.metrics[metric] }, metrics[metric].scale, options)
+          &reports, \.metrics[metric], gathered.map { $0.metrics[metric] }, metrics[metric].scale, options,
+          lowerIsBetter: metrics[metric].lowerIsBetter)
       }
     }
     self.variations = reports
@@ -381,6 +392,7 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
       result.standardDeviation = sums.count > 1 ? sums.sampleVariance.squareRoot() : nil
     }
     if metric.guardrail { result.guardrail = true }
+    if metric.lowerIsBetter { result.lowerIsBetter = true }
     return result
   }
 
@@ -388,7 +400,7 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
   /// beat control, from the variations' sums.
   private static func compare(
     _ reports: inout [VariationReport], _ path: WritableKeyPath<VariationReport, RateResult>,
-    _ sums: [MetricSums], _ scale: MetricScale, _ options: ComparisonOptions
+    _ sums: [MetricSums], _ scale: MetricScale, _ options: ComparisonOptions, lowerIsBetter: Bool = false
   ) {
     var raw: [Double?] = []
     for index in reports.indices.dropFirst() {
@@ -396,7 +408,9 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
         control: sums[0], variation: sums[index], scale: scale, options: options)
       raw.append(comparison?.pValue)
       reports[index][keyPath: path].difference = comparison?.difference
-      reports[index][keyPath: path].chanceToBeatControl = comparison?.chanceToBeat
+      reports[index][keyPath: path].chanceToBeatControl = comparison?.chanceToBeat.map {
+        lowerIsBetter ? 1 - $0 : $0
+      }
     }
     for (offset, adjusted) in Statistics.holm(raw).enumerated() {
       reports[offset + 1][keyPath: path].pValue = adjusted

@@ -27,14 +27,15 @@ extension ExperimentReport {
   }
 
   /// One line per guardrail metric and variation whose difference's interval lies wholly
-  /// below 0.
+  /// on the worse side of 0 (below it, or above it when lower is better).
   var guardrailWarnings: [String] {
     guard let control = variations.first else { return [] }
     var lines: [String] = []
     for (index, name) in metricNames.enumerated() {
       for variation in variations.dropFirst() where index < variation.metrics.count {
         let result = variation.metrics[index]
-        guard result.guardrail == true, let difference = result.difference?.absolute, difference.upper < 0
+        guard result.guardrail == true, let difference = result.difference?.absolute,
+          result.lowerIsBetter == true ? difference.lower > 0 : difference.upper < 0
         else { continue }
         lines.append(
           "guardrail got worse: " + Self.verdict(variation.variation, control.variation, name, result))
@@ -78,8 +79,11 @@ extension ExperimentReport {
     }
     let figure =
       rate.mean != nil || rate.rate == nil && rate.interval == nil ? amount(difference) : points(difference)
-    if difference.lower > 0 { return "\(variation) beats \(control) on \(metric): \(figure)" }
-    if difference.upper < 0 { return "\(variation) is worse than \(control) on \(metric): \(figure)" }
+    // Lower is better: a difference below 0 is the win.
+    let better = rate.lowerIsBetter == true ? difference.upper < 0 : difference.lower > 0
+    let worse = rate.lowerIsBetter == true ? difference.lower > 0 : difference.upper < 0
+    if better { return "\(variation) beats \(control) on \(metric): \(figure)" }
+    if worse { return "\(variation) is worse than \(control) on \(metric): \(figure)" }
     return "\(variation) vs \(control) on \(metric): no clear difference, \(figure)"
   }
 
@@ -127,7 +131,8 @@ extension ExperimentReport {
     for (index, name) in names.enumerated() {
       for (position, v) in variations.enumerated() {
         let rate = index == 0 ? v.completion : v.metrics[index - 1]
-        rows.append(Self.rateRow(position == 0 ? name : "", v.variation, rate, isControl: position == 0))
+        let label = rate.lowerIsBetter == true ? name + " (lower is better)" : name
+        rows.append(Self.rateRow(position == 0 ? label : "", v.variation, rate, isControl: position == 0))
       }
     }
     return [header] + rows
@@ -224,7 +229,7 @@ extension ExperimentReport {
         name, variation, String(rate.users), rate.mean.map { "mean " + plain($0) } ?? na,
         rate.meanInterval.map { plain($0.lower) + "–" + plain($0.upper) } ?? na,
         isControl ? "control" : rate.difference.map { amount($0.absolute) } ?? na,
-        isControl ? "" : rate.difference?.relative.map(relative) ?? na,
+        isControl ? "" : relativeCell(rate.difference),
         isControl ? "" : rate.pValue.map(comparisonP) ?? na,
         isControl ? "" : rate.chanceToBeatControl.map(percent) ?? na,
       ]
@@ -233,10 +238,18 @@ extension ExperimentReport {
       name, variation, String(rate.users), rate.rate.map(percent) ?? na,
       rate.interval.map { percent($0.lower) + "–" + percent($0.upper) } ?? na,
       isControl ? "control" : rate.difference.map { points($0.absolute) } ?? na,
-      isControl ? "" : rate.difference?.relative.map(relative) ?? na,
+      isControl ? "" : relativeCell(rate.difference),
       isControl ? "" : rate.pValue.map(comparisonP) ?? na,
       isControl ? "" : rate.chanceToBeatControl.map(percent) ?? na,
     ]
+  }
+
+  /// The relative difference with its interval, or `n/a (why)`: never a collapsed
+  /// `+0.0% [0.0, 0.0]`.
+  static func relativeCell(_ difference: Difference?) -> String {
+    guard let difference else { return notApplicable }
+    if let interval = difference.relative { return relative(interval) }
+    return difference.relativeNotApplicable.map { "\(notApplicable) (\($0))" } ?? notApplicable
   }
 
   /// A comparison's p-value: `< 0.001` below that, else four decimals.

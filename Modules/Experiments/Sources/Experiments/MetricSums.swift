@@ -126,13 +126,18 @@ extension Statistics {
   ///
   /// - A rate, fixed horizon, no CUPED: the absolute difference's interval is Newcombe's
   ///   hybrid score interval (method 10), which stays within ±100 pp and is not a point at
-  ///   0% or 100%; the relative one is the delta method's; the p-value the pooled z-test's.
+  ///   0% or 100%; the p-value the pooled z-test's.
   /// - A mean, fixed horizon: Welch's t-test (Welch–Satterthwaite degrees of freedom) and
   ///   t intervals, relative by the delta method, as GrowthBook's frequentist engine.
   /// - With CUPED, the means are adjusted (ȳ − θ·x̄, θ = cov(x, y) / var(x) over both
   ///   groups) and so are the variances; relative differences divide by the control's
   ///   unadjusted mean.
   /// - Sequential: GrowthBook's always-valid interval and p-value over the same variances.
+  /// - The relative difference's interval is made on the log of the ratio
+  ///   (`relativeInterval`), so it never passes −100%; GrowthBook's is symmetric (the delta
+  ///   method on the ratio itself) and does. Its estimate is GrowthBook's.
+  /// - Both rates at 0% or both at 100% (or two means that do not vary and are equal):
+  ///   chance to beat is 50%, and the relative difference is not applicable, with why.
   ///
   /// Nil without users on either side.
   public static func compare(
@@ -154,10 +159,21 @@ extension Statistics {
       else { return nil }
       let test = twoProportionTest(
         controlSuccesses: successesA, controlTrials: a.count, successes: successesB, trials: b.count)
+      let critical = normalQuantile(1 - options.alpha / 2)
+      let relative = relativeInterval(
+        a, b, scale: scale, estimate: plain.absolute.estimate,
+        variance: relativeVariance(a, b, scale, rawA, rawB)
+      ) { critical * $0.squareRoot() }
+      // Both at 0% or both at 100%: nothing tells them apart, whatever the users on each side.
+      let tied = (successesA == 0 && successesB == 0) || (successesA == a.count && successesB == b.count)
       return Comparison(
-        difference: Difference(absolute: newcombe, relative: plain.relative), pValue: test?.pValue,
-        chanceToBeat: chanceToBeatControl(
-          controlSuccesses: successesA, controlTrials: a.count, successes: successesB, trials: b.count))
+        difference: Difference(
+          absolute: newcombe, relative: relative.interval, relativeNotApplicable: relative.reason),
+        pValue: test?.pValue,
+        chanceToBeat: tied
+          ? 0.5
+          : chanceToBeatControl(
+            controlSuccesses: successesA, controlTrials: a.count, successes: successesB, trials: b.count))
     }
     var theta = 0.0
     if options.cuped {
@@ -177,10 +193,6 @@ extension Statistics {
     let (meanB, varianceB) = adjusted(b)
     let absoluteVariance = varianceA / na + varianceB / nb
     let estimate = meanB - meanA
-    let relativeEstimate: Double? = rawA != 0 ? estimate / rawA : nil
-    let relativeVariance =
-      rawA != 0
-      ? varianceB / (rawA * rawA * nb) + varianceA * rawB * rawB / (rawA * rawA * rawA * rawA * na) : 0
 
     func interval(_ estimate: Double, _ width: Double) -> DifferenceInterval {
       DifferenceInterval(estimate: estimate, lower: estimate - width, upper: estimate + width)
@@ -224,12 +236,68 @@ extension Statistics {
       absolute.lower = max(-1, absolute.lower)
       absolute.upper = min(1, absolute.upper)
     }
+    // The relative difference's variance by the delta method over the (adjusted) variances.
+    let relativeVariance =
+      rawA != 0
+      ? varianceB / (rawA * rawA * nb) + varianceA * rawB * rawB / (rawA * rawA * rawA * rawA * na) : 0
+    let relative = relativeInterval(
+      a, b, scale: scale, estimate: estimate, variance: relativeVariance, width: width)
+    let chance: Double?
+    if absoluteVariance > 0 {
+      chance = normalCDF(estimate / absoluteVariance.squareRoot())
+    } else {
+      // No spread on either side: equal values are a toss-up, not a lean either way.
+      chance = estimate == 0 ? 0.5 : nil
+    }
     return Comparison(
       difference: Difference(
-        absolute: absolute,
-        relative: relativeEstimate.map { interval($0, width(relativeVariance)) }),
-      pValue: pValue,
-      chanceToBeat: absoluteVariance > 0 ? normalCDF(estimate / absoluteVariance.squareRoot()) : nil)
+        absolute: absolute, relative: relative.interval, relativeNotApplicable: relative.reason),
+      pValue: pValue, chanceToBeat: chance)
+  }
+
+  /// The delta method's variance of (variation − control) / control for plain sums (no
+  /// CUPED): what the rate path hands `relativeInterval`.
+  static func relativeVariance(
+    _ a: MetricSums, _ b: MetricSums, _ scale: MetricScale, _ rawA: Double, _ rawB: Double
+  ) -> Double {
+    guard rawA != 0 else { return 0 }
+    return a.unitVariance(scale) * rawB * rawB / (rawA * rawA * rawA * rawA * a.n)
+      + b.unitVariance(scale) / (rawA * rawA * b.n)
+  }
+
+  /// The relative difference r − 1 (r = 1 + estimate / control) with an interval made on
+  /// the log of r: log r ± width(variance / r²), the delta method on the log scale (for
+  /// rates without CUPED this is Katz's log interval of the risk ratio, SciPy's
+  /// `relative_risk(...).confidence_interval()`), then r·e^(±…) − 1. So the interval never
+  /// passes −100% and is wider above than below, as a ratio's is. Nil, with the reason,
+  /// when there is no such interval: the control at 0 or below, the variation at 0 or
+  /// below (the log of 0), or nothing varying on either side (a point is no interval).
+  static func relativeInterval(
+    _ a: MetricSums, _ b: MetricSums, scale: MetricScale, estimate: Double, variance: Double,
+    width: (Double) -> Double
+  ) -> (interval: DifferenceInterval?, reason: String?) {
+    let rawA = a.sum / a.n
+    let rawB = b.sum / b.n
+    let isRate = scale == .proportion
+    func value(_ x: Double) -> String { isRate ? String(format: "%g%%", x * 100) : String(format: "%g", x) }
+    if rawA == 0 { return (nil, "the control is at \(value(0)): no relative change of nothing") }
+    if rawA < 0 { return (nil, "the control's mean is below 0: a ratio to it has no meaning") }
+    let ratio = 1 + estimate / rawA
+    if isRate, rawA == 1, rawB == 1 {
+      return (nil, "both are at 100%: nothing varies to estimate a ratio from")
+    }
+    if ratio <= 0 || rawB <= 0 {
+      return (nil, "the variation is at \(value(0)) or below: a ratio's interval needs both above 0")
+    }
+    guard variance > 0, variance.isFinite else {
+      return (nil, "nothing varies on either side: a ratio's interval needs some spread")
+    }
+    let half = width(variance / (ratio * ratio))
+    guard half.isFinite else { return (nil, "too few users for an interval") }
+    return (
+      DifferenceInterval(estimate: ratio - 1, lower: ratio * exp(-half) - 1, upper: ratio * exp(half) - 1),
+      nil
+    )
   }
 
   /// ρ² of GrowthBook's sequential test (Waudby-Smith et al. 2023, eq. 161): the mixture's

@@ -192,12 +192,18 @@ public struct DifferenceInterval: Sendable, Equatable, Codable {
 /// ((variation − control) / control), each with its 95% interval.
 public struct Difference: Sendable, Equatable, Codable {
   public var absolute: DifferenceInterval
-  /// Nil when the control's value is 0: no relative change of nothing.
+  /// Nil when it has no sound interval; `relativeNotApplicable` says why.
   public var relative: DifferenceInterval?
+  /// Why there is no relative difference (the control at 0, both rates at 100%, …); nil
+  /// when there is one.
+  public var relativeNotApplicable: String?
 
-  public init(absolute: DifferenceInterval, relative: DifferenceInterval?) {
+  public init(
+    absolute: DifferenceInterval, relative: DifferenceInterval?, relativeNotApplicable: String? = nil
+  ) {
     self.absolute = absolute
     self.relative = relative
+    self.relativeNotApplicable = relative == nil ? relativeNotApplicable : nil
   }
 }
 
@@ -205,9 +211,10 @@ extension Statistics {
   /// The difference of two means, each with its variance (of one unit) and count: a
   /// Wald interval with unpooled variances for the absolute difference, the delta method
   /// for the relative one (as GrowthBook's frequentist engine). Nil without units on
-  /// either side. The report takes only the relative interval of rates from here: a Wald
-  /// interval of a difference of rates leaves ±100 pp with a few users and is a point
-  /// when both rates are 0% or 100% (`newcombeInterval` does neither).
+  /// either side. The report uses neither interval from here: a Wald interval of a
+  /// difference of rates leaves ±100 pp with a few users and is a point when both rates
+  /// are 0% or 100% (`newcombeInterval` does neither), and the delta method's relative
+  /// interval passes −100% (`relativeInterval` works on the log of the ratio).
   public static func difference(
     control: (mean: Double, variance: Double, count: Int),
     variation: (mean: Double, variance: Double, count: Int),

@@ -43,7 +43,7 @@ public struct ExperimentFile: Sendable {
     "key", "flow", "variations", "weights", "coverage", "hashVersion", "condition", "hashAttribute", "seed",
     "namespace", "metrics", "sequential", "covariate",
   ]
-  public static let metricKeys = ["name", "event", "screen", "flow", "value", "guardrail"]
+  public static let metricKeys = ["name", "event", "screen", "flow", "value", "guardrail", "lowerIsBetter"]
 
   /// Reads and checks the file; every problem is reported, one `file:line:column: message`
   /// each, and nothing is returned unless there are none.
@@ -409,7 +409,7 @@ private struct ExperimentFileLoader {
     guard let items = node.items else {
       report(
         node.position,
-        "metrics must be a list (returned_next_day, or {event, screen, flow, value, guardrail, name}), got \(node.typeName)"
+        "metrics must be a list (returned_next_day, or {event, screen, flow, value, guardrail, lowerIsBetter, name}), got \(node.typeName)"
       )
       return []
     }
@@ -451,20 +451,23 @@ private struct ExperimentFileLoader {
           report(flowNode.position, "metrics: unknown flow '\(clipped(flow))'\(flowList(flow))")
         }
         let field = value("value")
-        var guardrail = false
-        if let node = fields.first(where: { $0.key == "guardrail" })?.value {
-          if case .bool(let flag) = node.value {
-            guardrail = flag
-          } else {
-            report(node.position, "metrics: guardrail must be true or false, got \(node.described)")
+        func flag(_ name: String) -> Bool {
+          guard let node = fields.first(where: { $0.key == name })?.value else { return false }
+          guard case .bool(let flag) = node.value else {
+            report(node.position, "metrics: \(name) must be true or false, got \(node.described)")
+            return false
           }
+          return flag
         }
+        let guardrail = flag("guardrail")
+        let lowerIsBetter = flag("lowerIsBetter")
         if let event {
           let name =
             value("name")
             ?? ([event] + [screen, flow].compactMap { $0 } + [field].compactMap { $0 }).joined(separator: " ")
           metric = MetricDefinition(
-            name: name, event: event, screen: screen, flow: flow, value: field, guardrail: guardrail)
+            name: name, event: event, screen: screen, flow: flow, value: field, guardrail: guardrail,
+            lowerIsBetter: lowerIsBetter)
           if field != nil, let valueNode = fields.first(where: { $0.key == "value" })?.value {
             valuePositions[key, default: [:]][name] = valueNode.position
           }
