@@ -191,6 +191,9 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        // A command's configuration is its options, declared once (`ExploreConfiguration`).
+        // Linked statically into `wellflow` either way, so start-up is unchanged.
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
     ),

@@ -25,43 +25,14 @@ struct Graph: AsyncParsableCommand {
         wellflow graph journal --format dot | dot -Tsvg > journal.svg
       """)
 
-  @Argument(help: "The flow to draw (see `wellflow flows`).")
-  var flow: String
-
-  @Option(help: "The variant to draw; the flow's default when omitted.")
-  var variant: String?
-
-  @OptionGroup var sources: VariantOptions
-
-  @Option(help: "Output format: mermaid or dot.")
-  var format: GraphConfiguration.Format = .mermaid
-
-  @Option(help: "How many actions deep to explore.")
-  var depth = FlowExplorer.defaultDepth
-
-  @Option(
-    name: .customLong("max-states"),
-    help: "Stop after finding this many states (the graph is then incomplete).")
-  var maxStates: Int?
-
-  func validate() throws {
-    guard depth >= 1 else { throw ValidationError("--depth must be at least 1, got \(depth)") }
-    if let maxStates, maxStates < 1 {
-      throw ValidationError("--max-states must be at least 1, got \(maxStates)")
-    }
-  }
+  @OptionGroup var options: GraphConfiguration
 
   @MainActor
   func run() async throws {
-    let loaded = try sources.load()
-    var configuration = GraphConfiguration(flow: flow)
-    configuration.variant = sources.variant(variant, of: flow, in: loaded)
-    configuration.format = format
-    configuration.depth = depth
-    configuration.maxStates = maxStates
+    let loaded = try options.sources.load()
+    var configuration = options
+    configuration.variant = options.sources.variant(options.variant, of: options.flow, in: loaded)
     let code = await GraphCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }
 }
-
-extension GraphConfiguration.Format: ExpressibleByArgument {}
