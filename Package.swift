@@ -185,10 +185,6 @@ let package = Package(
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
         "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "Yams", package: "Yams"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "Logging", package: "swift-log"),
-        // The preview's Content-Security-Policy names its inline script by its SHA-256.
-        .product(name: "Crypto", package: "swift-crypto"),
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
         // A command's configuration is its options, declared once (`ExploreConfiguration`).
@@ -197,10 +193,25 @@ let package = Package(
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
     ),
+    // `wellflow preview`: the flows in a browser, served on 127.0.0.1. Above the runner: it
+    // starts flows as scripts do and copies the steps taken as a script.
+    .target(
+      name: "WellflowPreview",
+      dependencies: [
+        "WellflowCore", "FlowKit", "FlowHTML", "Experiments", "WellflowComposition", "ProgressBackend",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
+        // The page's Content-Security-Policy names its inline script by its SHA-256.
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
+      path: "Apps/Wellflow/Sources/WellflowPreview"
+    ),
     .executableTarget(
       name: "wellflow",
       dependencies: [
-        "WellflowCore", "ProgressBackend", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "WellflowCore", "WellflowPreview", "ProgressBackend",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Apps/Wellflow/Sources/wellflow",
       // On Linux the Swift runtime and Foundation are linked into the executable, which is
@@ -269,8 +280,8 @@ let package = Package(
     .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
-        "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
-        "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
+        "WellflowCore", "WellflowPreview", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments",
+        "ProgressBackend", "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ], exclude: ["Fixtures"]),
