@@ -283,6 +283,7 @@ let package = Package(
         "WellflowCore", "WellflowPreview", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments",
         "ProgressBackend", "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ], exclude: ["Fixtures"]),
     .testTarget(
