@@ -2,8 +2,12 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-struct Explore: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The command is its configuration: every option is declared once, in WellflowCore, and
+/// the command adds no level of options around it.
+typealias Explore = ExploreConfiguration
+
+extension Explore: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "explore",
     abstract: "Explore every state of a flow up to a depth and check the flow contract.",
     discussion: """
@@ -41,13 +45,11 @@ struct Explore: AsyncParsableCommand {
         wellflow explore journal --depth 5 --format json
       """)
 
-  @OptionGroup var options: ExploreConfiguration
-
   @MainActor
-  func run() async throws {
-    let loaded = try options.sources.load()
-    var configuration = options
-    configuration.variant = options.sources.variant(options.variant, of: options.flow, in: loaded)
+  public func run() async throws {
+    let loaded = try sources.load()
+    var configuration = self
+    configuration.variant = sources.variant(variant, of: flow, in: loaded)
     let code = await ExploreCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }

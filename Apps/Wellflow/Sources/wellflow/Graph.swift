@@ -2,8 +2,12 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-struct Graph: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The command is its configuration: every option is declared once, in WellflowCore, and
+/// the command adds no level of options around it.
+typealias Graph = GraphConfiguration
+
+extension Graph: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "graph",
     abstract: "Print a flow's screen graph, as the explorer finds it.",
     discussion: """
@@ -25,13 +29,11 @@ struct Graph: AsyncParsableCommand {
         wellflow graph journal --format dot | dot -Tsvg > journal.svg
       """)
 
-  @OptionGroup var options: GraphConfiguration
-
   @MainActor
-  func run() async throws {
-    let loaded = try options.sources.load()
-    var configuration = options
-    configuration.variant = options.sources.variant(options.variant, of: options.flow, in: loaded)
+  public func run() async throws {
+    let loaded = try sources.load()
+    var configuration = self
+    configuration.variant = sources.variant(variant, of: flow, in: loaded)
     let code = await GraphCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }

@@ -2,8 +2,12 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-struct Run: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The command is its configuration: every option is declared once, in WellflowCore, and
+/// the command adds no level of options around it.
+typealias Run = RunConfiguration
+
+extension Run: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "run",
     abstract: "Run scripts: files, or folders of *.yaml (not their subfolders), in name order.",
     discussion: """
@@ -57,10 +61,8 @@ struct Run: AsyncParsableCommand {
       table instead, when the runs are done.
       """)
 
-  @OptionGroup var options: RunConfiguration
-
-  func run() async throws {
-    var configuration = options
+  public func run() async throws {
+    var configuration = self
     configuration.executable = Bundle.main.executablePath
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
