@@ -192,19 +192,33 @@ let package = Package(
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
         "MoodTrackingSQLite", "JournalSQLite", "StrictJSON",
         .product(name: "Yams", package: "Yams"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "Logging", package: "swift-log"),
-        // The preview's Content-Security-Policy names its inline script by its SHA-256.
-        .product(name: "Crypto", package: "swift-crypto"),
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        // A command's configuration is its options, declared once (`ExploreConfiguration`).
+        // Linked statically into `wellflow` either way, so start-up is unchanged.
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Apps/Wellflow/Sources/WellflowCore"
+    ),
+    // `wellflow preview`: the flows in a browser, served on 127.0.0.1. Above the runner: it
+    // starts flows as scripts do and copies the steps taken as a script.
+    .target(
+      name: "WellflowPreview",
+      dependencies: [
+        "WellflowCore", "FlowKit", "FlowHTML", "Experiments", "WellflowComposition", "ProgressBackend",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
+        // The page's Content-Security-Policy names its inline script by its SHA-256.
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
+      path: "Apps/Wellflow/Sources/WellflowPreview"
     ),
     .executableTarget(
       name: "wellflow",
       dependencies: [
-        "WellflowCore", "ProgressBackend", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "WellflowCore", "WellflowPreview", "ProgressBackend",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Apps/Wellflow/Sources/wellflow",
       // On Linux the Swift runtime and Foundation are linked into the executable, which is
@@ -278,10 +292,11 @@ let package = Package(
     .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
-        "WellflowCore", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments", "ProgressBackend",
-        "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite", "StrictJSON",
-        "PythonSupport",
+        "WellflowCore", "WellflowPreview", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments",
+        "ProgressBackend", "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
+        "StrictJSON", "PythonSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ], exclude: ["Fixtures"]),
     .testTarget(

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import WellflowCore
+@testable import WellflowPreview
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import WellflowCore
+@testable import WellflowPreview
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -132,6 +132,10 @@ struct ScriptSchemaTests {
       ("variants:\n  checkin:\n    quick: {steps: [sensing]}\n", "$.variants.checkin key 'quick'"),
       ("variants:\n  chekin:\n    mini: {steps: [sensing]}\n", "$.variants"),
       ("experimnts: []\n", "$"),
+      (
+        "experiments:\n  - {key: k, flow: checkin, variations: [full, quick],"
+          + " metrics: [{name: m, event: e, lowerIsBetter: maybe}]}\n", "$.experiments[0].metrics[0]"
+      ),
     ])
   func aTypoInAnExperimentFileFails(text: String, path: String) throws {
     let file = workspace.write("e.yaml", text)

@@ -1,54 +1,151 @@
+import ArgumentParser
 import FlowKit
 import Foundation
 import ProgressBackend
 import Sync
 import WellflowComposition
 
-/// Everything `wellflow run` takes: its options, parsed and checked.
-public struct RunConfiguration: Sendable {
-  public enum Format: String, Sendable, CaseIterable { case text, json }
+/// Everything `wellflow run` takes, declared once: the command line parses it.
+public struct RunConfiguration: ParsableArguments, Sendable {
+  public enum Format: String, Sendable, CaseIterable, ExpressibleByArgument { case text, json }
 
+  @Argument(help: "Script files or folders.")
   public var paths: [String]
+
+  @Option(help: "Output format: text (a transcript) or json.")
   public var format: Format = .text
+
+  @Option(
+    name: .customLong("junit"),
+    help: ArgumentHelp("Write a JUnit XML report to this file.", valueName: "junit"))
   public var junitPath: String?
+
   /// `--html FILE`: one self-contained HTML report with the screen after each step.
+  @Option(
+    name: .customLong("html"),
+    help: ArgumentHelp(
+      "Write one self-contained HTML report to this file: failures first, each step with the screen after it.",
+      valueName: "FILE"))
   public var htmlPath: String?
+
   /// `--quiet`: no transcripts, only the failures and the summary.
+  @Flag(help: "Print only the failures and the summary, not each script's transcript.")
   public var quiet = false
+
+  @Option(
+    name: .customLong("data-dir"),
+    help: ArgumentHelp("Keep the app's data in this folder, shared by every script.", valueName: "data-dir"))
   public var dataDirectory: String?
+
+  @Option(help: "Run only part I of N of the selected scripts (I/N, e.g. 1/4).")
   public var shard: String?
+
+  @Option(
+    name: .customLong("include-tags"), help: "Run only scripts with one of these tags (comma-separated).")
   public var includeTags: [String] = []
+
+  @Option(name: .customLong("exclude-tags"), help: "Skip scripts with one of these tags (comma-separated).")
   public var excludeTags: [String] = []
+
+  @Option(help: "Run each script once per user user-1…user-N, replacing its `user:`.")
   public var users: Int?
+
+  @Option(
+    name: .customLong("events"),
+    help: ArgumentHelp(
+      "Write every analytics event of the run to this NDJSON file, emptied first (stamped at a person's pace), or to a PostgreSQL URL.",
+      valueName: "events"))
   public var eventsPath: String?
+
   /// `--append`: add to the events file instead of starting it anew.
+  @Flag(name: .customLong("append"), help: "With --events: add to the file instead of starting it anew.")
   public var appendEvents = false
+
   /// `--jobs N`: worker processes a population's users are split among; nil for the
   /// machine's cores (`RunJobs.swift`).
+  @Option(
+    help:
+      "Run the users of --users N in this many processes at once (default: the cores); the same events and output, in the same order, as one."
+  )
   public var jobs: Int?
-  /// The `wellflow` binary workers run; without it everything runs in this process.
-  public var executable: String?
-  /// Set in a worker process: the users it runs and where it writes (`--worker`).
-  public var worker: Worker?
+
+  /// A worker of --jobs: the users it runs and the folder of its outputs (FIRST:LAST:OUTPUTS:DIR).
+  @Option(name: .customLong("worker"), help: .hidden)
+  public var workerArgument: String?
+
   /// `--experiments FILE`: experiments that choose variants, and variants without code.
+  @Option(
+    name: .customLong("experiments"),
+    help: ArgumentHelp(
+      "Assign flow variants from this experiment file (see `wellflow run --help`); checked before anything runs.",
+      valueName: "FILE"))
   public var experimentsPath: String?
+
   /// `--growthbook FILE`: a GrowthBook SDK payload whose `wellflow.<flow>` features choose variants.
+  @Option(
+    name: .customLong("growthbook"),
+    help: ArgumentHelp(
+      "Choose flow variants with this GrowthBook SDK payload's wellflow.<flow> features (sticky per user).",
+      valueName: "FILE"))
   public var growthBookPath: String?
+
   /// `--seed N`: draws of `maybe:` steps (with the user id).
+  @Option(
+    help:
+      "The seed that, with each user id, draws the `maybe:` steps and the event stamps' pace (deterministic for --users N)."
+  )
   public var seed: UInt64 = 0
+
   /// `-e KEY=VALUE`, overriding the top-level script's env.
+  @Option(
+    name: .customShort("e"),
+    help: ArgumentHelp("Set a script variable, overriding the script's env.", valueName: "KEY=VALUE"))
   public var variables: [String] = []
+
   /// `--backend URL --api-key K --token T`; without them an embedded server serves `sync`.
+  @Option(
+    name: .customLong("backend"),
+    help: ArgumentHelp(
+      "Sync with this backend (e.g. http://127.0.0.1:8080) instead of an embedded one.", valueName: "backend")
+  )
   public var backendURL: String?
+
+  @Option(name: .customLong("api-key"), help: "The backend's API key (with --backend).")
   public var apiKey: String?
+
+  @Option(help: "A bearer token for the backend (with --backend; `wellflow token USER` prints one).")
   public var token: String?
+
   /// `--locale L`: the language of scripts that name none.
+  @Option(help: "The language screens show in (en, de) for scripts that name none with `locale:`.")
   public var locale: String?
-  /// `--scripts-root DIR`: the folder sub-scripts may lie in (or below); by default each
-  /// top-level script's own folder.
+
+  /// `--scripts-root DIR`: the folder sub-scripts (run:) may lie in (or below); by default
+  /// each top-level script's own folder.
+  @Option(
+    name: .customLong("scripts-root"),
+    help: ArgumentHelp(
+      "The folder sub-scripts (run:) may lie in or below; by default each script's own folder.",
+      valueName: "DIR"))
   public var scriptsRoot: String?
 
-  public init(paths: [String]) { self.paths = paths }
+  /// The `wellflow` binary workers run; without it everything runs in this process. Not
+  /// an option: the command line sets it to its own binary.
+  public var executable: String? = nil
+
+  public init() {}
+
+  /// The defaults for `paths`, as `wellflow run PATHS` gives them.
+  public init(paths: [String]) { self = .parsed(["--"] + paths) }
+
+  /// Set in a worker process: the users it runs and where it writes (`--worker`).
+  public var worker: Worker? { workerArgument.flatMap(Worker.init(argument:)) }
+
+  public func validate() throws {
+    if let workerArgument, Worker(argument: workerArgument) == nil {
+      throw ValidationError("--worker takes FIRST:LAST:OUTPUTS:DIR")
+    }
+  }
 }
 
 /// Where `wellflow run` writes: standard output and standard error in the app,

@@ -2,8 +2,12 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-struct Explore: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The command is its configuration: every option is declared once, in WellflowCore, and
+/// the command adds no level of options around it.
+typealias Explore = ExploreConfiguration
+
+extension Explore: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "explore",
     abstract: "Explore every state of a flow up to a depth and check the flow contract.",
     discussion: """
@@ -41,51 +45,12 @@ struct Explore: AsyncParsableCommand {
         wellflow explore journal --depth 5 --format json
       """)
 
-  @Argument(help: "The flow to explore (see `wellflow flows`).")
-  var flow: String
-
-  @Option(help: "The variant to explore; the flow's default when omitted.")
-  var variant: String?
-
-  @OptionGroup var sources: VariantOptions
-
-  @Option(help: "How many actions deep to explore.")
-  var depth = FlowExplorer.defaultDepth
-
-  @Option(help: "Output format: text or json.")
-  var format: ExploreConfiguration.Format = .text
-
-  @Option(
-    name: .customLong("max-sequences"), help: "Stop after this many sequences (the report says it stopped).")
-  var maxSequences: Int?
-
-  @Option(
-    name: .customLong("max-states"), help: "Stop after finding this many states (the report says it stopped)."
-  )
-  var maxStates: Int?
-
-  func validate() throws {
-    guard depth >= 1 else { throw ValidationError("--depth must be at least 1, got \(depth)") }
-    if let maxSequences, maxSequences < 1 {
-      throw ValidationError("--max-sequences must be at least 1, got \(maxSequences)")
-    }
-    if let maxStates, maxStates < 1 {
-      throw ValidationError("--max-states must be at least 1, got \(maxStates)")
-    }
-  }
-
   @MainActor
-  func run() async throws {
+  public func run() async throws {
     let loaded = try sources.load()
-    var configuration = ExploreConfiguration(flow: flow)
+    var configuration = self
     configuration.variant = sources.variant(variant, of: flow, in: loaded)
-    configuration.depth = depth
-    configuration.format = format
-    configuration.maxSequences = maxSequences
-    configuration.maxStates = maxStates
     let code = await ExploreCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }
 }
-
-extension ExploreConfiguration.Format: ExpressibleByArgument {}

@@ -2,8 +2,12 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-struct Graph: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The command is its configuration: every option is declared once, in WellflowCore, and
+/// the command adds no level of options around it.
+typealias Graph = GraphConfiguration
+
+extension Graph: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "graph",
     abstract: "Print a flow's screen graph, as the explorer finds it.",
     discussion: """
@@ -25,43 +29,12 @@ struct Graph: AsyncParsableCommand {
         wellflow graph journal --format dot | dot -Tsvg > journal.svg
       """)
 
-  @Argument(help: "The flow to draw (see `wellflow flows`).")
-  var flow: String
-
-  @Option(help: "The variant to draw; the flow's default when omitted.")
-  var variant: String?
-
-  @OptionGroup var sources: VariantOptions
-
-  @Option(help: "Output format: mermaid or dot.")
-  var format: GraphConfiguration.Format = .mermaid
-
-  @Option(help: "How many actions deep to explore.")
-  var depth = FlowExplorer.defaultDepth
-
-  @Option(
-    name: .customLong("max-states"),
-    help: "Stop after finding this many states (the graph is then incomplete).")
-  var maxStates: Int?
-
-  func validate() throws {
-    guard depth >= 1 else { throw ValidationError("--depth must be at least 1, got \(depth)") }
-    if let maxStates, maxStates < 1 {
-      throw ValidationError("--max-states must be at least 1, got \(maxStates)")
-    }
-  }
-
   @MainActor
-  func run() async throws {
+  public func run() async throws {
     let loaded = try sources.load()
-    var configuration = GraphConfiguration(flow: flow)
+    var configuration = self
     configuration.variant = sources.variant(variant, of: flow, in: loaded)
-    configuration.format = format
-    configuration.depth = depth
-    configuration.maxStates = maxStates
     let code = await GraphCommand.execute(configuration, registry: loaded.registry)
     if code != 0 { throw ExitCode(code) }
   }
 }
-
-extension GraphConfiguration.Format: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WellflowCore
+import WellflowPreview
 
 struct Preview: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -67,7 +67,7 @@ public enum ExploreStep: Sendable, Equatable {
   }
 
   /// Seconds as a script's `advance` reads them, exactly: `90s`, `0.35s`.
-  static func duration(_ seconds: Double) -> String {
+  public static func duration(_ seconds: Double) -> String {
     let seconds = max(seconds, 0)
     if seconds.rounded() == seconds, seconds < 1e15 { return "\(Int64(seconds))s" }
     var text = String(format: "%.9f", seconds)
@@ -78,7 +78,7 @@ public enum ExploreStep: Sendable, Equatable {
 
 /// A plain YAML scalar when it reads back as the same text, else a quoted one.
 /// Digits stay plain: option ids compare as text (`1` names option `1`).
-func yamlScalar(_ text: String) -> String {
+public func yamlScalar(_ text: String) -> String {
   let plain = text.unicodeScalars.allSatisfy { scalar in
     scalar.isASCII
       && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)

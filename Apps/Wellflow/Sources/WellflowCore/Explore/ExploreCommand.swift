@@ -1,17 +1,48 @@
+import ArgumentParser
 import FlowKit
 import Foundation
 
-public struct ExploreConfiguration: Sendable {
-  public enum Format: String, CaseIterable, Sendable { case text, json }
+/// Everything `wellflow explore` takes, declared once: the command line parses it.
+public struct ExploreConfiguration: ParsableArguments, Sendable {
+  public enum Format: String, CaseIterable, Sendable, ExpressibleByArgument { case text, json }
 
+  @Argument(help: "The flow to explore (see `wellflow flows`).")
   public var flow: String
-  public var variant: String?
-  public var depth = FlowExplorer.defaultDepth
-  public var format = Format.text
-  public var maxSequences: Int?
-  public var maxStates: Int?
 
-  public init(flow: String) { self.flow = flow }
+  @Option(help: "The variant to explore; the flow's default when omitted.")
+  public var variant: String?
+
+  @OptionGroup public var sources: VariantOptions
+
+  @OptionGroup public var limits: ExplorationLimits
+
+  @Option(help: "Output format: text or json.")
+  public var format: Format = .text
+
+  @Option(
+    name: .customLong("max-sequences"), help: "Stop after this many sequences (the report says it stopped).")
+  public var maxSequences: Int?
+
+  public init() {}
+
+  /// The defaults for `flow`, as `wellflow explore FLOW` gives them.
+  public init(flow: String) { self = .parsed(["--", flow]) }
+
+  public var depth: Int {
+    get { limits.depth }
+    set { limits.depth = newValue }
+  }
+
+  public var maxStates: Int? {
+    get { limits.maxStates }
+    set { limits.maxStates = newValue }
+  }
+
+  public func validate() throws {
+    if let maxSequences, maxSequences < 1 {
+      throw ValidationError("--max-sequences must be at least 1, got \(maxSequences)")
+    }
+  }
 }
 
 /// `wellflow explore`: exit 0 when the flow keeps its contract and the exploration
@@ -176,52 +207,5 @@ public enum ExploreCommand {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let data = (try? encoder.encode(report)) ?? Data()
     return String(decoding: data, as: UTF8.self)
-  }
-}
-
-public struct GraphConfiguration: Sendable {
-  public enum Format: String, CaseIterable, Sendable { case mermaid, dot }
-
-  public var flow: String
-  public var variant: String?
-  public var depth = FlowExplorer.defaultDepth
-  public var format = Format.mermaid
-  public var maxStates: Int?
-
-  public init(flow: String) { self.flow = flow }
-}
-
-/// `wellflow graph`: the screen graph the explorer finds. Exit 0 with a complete
-/// graph, 1 when a declared screen or a completed ending was not reached (the graph
-/// found is still printed, the problems go to standard error), 2 when the flow,
-/// variant or depth is wrong.
-@MainActor
-public enum GraphCommand {
-  public static func execute(
-    _ configuration: GraphConfiguration, registry: FlowRegistry? = nil, console: Console = .standard
-  ) async -> Int32 {
-    switch await ExploreCommand.explore(
-      flow: configuration.flow, variant: configuration.variant, depth: configuration.depth, maxSequences: nil,
-      maxStates: configuration.maxStates, registry: registry, console: console)
-    {
-    case .success(let exploration):
-      switch configuration.format {
-      case .mermaid: console.out(exploration.graph.mermaid())
-      case .dot: console.out(exploration.graph.dot(name: exploration.flow))
-      }
-      if !exploration.violations.isEmpty {
-        console.err(
-          "warning: \(exploration.violations.count) contract violations found; "
-            + "`wellflow explore \(exploration.flow)` lists them")
-      }
-      guard exploration.problems.isEmpty else {
-        console.err("error: the graph is incomplete (\(ExploreCommand.coverage(exploration))):")
-        for problem in exploration.problems { console.err("  \(problem.kind.rawValue): \(problem.message)") }
-        return 1
-      }
-      return 0
-    case .failure:
-      return 2
-    }
   }
 }

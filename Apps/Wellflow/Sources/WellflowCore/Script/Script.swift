@@ -25,7 +25,7 @@ public struct Script: Sendable {
 
   public static let defaultUser = "user-1"
 
-  init(file: String) {
+  public init(file: String) {
     self.name = ""
     self.file = file
     self.tags = []

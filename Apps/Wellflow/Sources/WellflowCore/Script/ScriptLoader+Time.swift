@@ -3,7 +3,7 @@ import Foundation
 
 extension ScriptLoader {
   /// The longest single `advance`: a hundred years in any unit.
-  static let maxAdvanceSeconds = 100 * 366 * 86_400.0
+  public static let maxAdvanceSeconds = 100 * 366 * 86_400.0
   /// Seconds in each unit `advance` takes.
   static let advanceUnits: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
 

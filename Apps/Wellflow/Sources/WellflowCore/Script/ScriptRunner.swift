@@ -214,7 +214,7 @@ public final class ScriptRunner {
   }
 
   /// Where a script's clock stops: dates past four-digit years are refused, not computed.
-  static let endOfTime = Date(timeIntervalSince1970: 253_402_300_800)  // 10000-01-01T00:00Z
+  public static let endOfTime = Date(timeIntervalSince1970: 253_402_300_800)  // 10000-01-01T00:00Z
 
   func execute(_ list: [Step], depth: Int) async throws(StepFailure) {
     for step in list {

@@ -518,6 +518,8 @@ struct SchemaBuilder {
         )
       case "guardrail":
         (key, Self.described("Named first in the report when it got worse.", Self.type("boolean")))
+      case "lowerIsBetter":
+        (key, Self.described("A rise is worse: verdicts and guardrails read it so.", Self.type("boolean")))
       default: (key, text)
       }
     }

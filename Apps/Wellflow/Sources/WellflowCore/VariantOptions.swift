@@ -1,28 +1,29 @@
 import ArgumentParser
 import Foundation
-import WellflowCore
 
 /// `--experiments` and `--growthbook` for the commands that name flows.
-struct VariantOptions: ParsableArguments {
+public struct VariantOptions: ParsableArguments, Sendable {
   @Option(
     help: ArgumentHelp(
       "An experiment file: its declared variants can be named (a file may declare only variants:).",
       valueName: "FILE"))
-  var experiments: String?
+  public var experiments: String?
 
   @Option(
     name: .customLong("growthbook"),
     help: ArgumentHelp(
       "A GrowthBook SDK payload: without --variant, its wellflow.<flow> feature chooses the variant for --user.",
       valueName: "FILE"))
-  var growthBook: String?
+  public var growthBook: String?
 
   @Option(help: "The user whose variant --growthbook or --experiments choose when --variant is omitted.")
-  var user: String = "user-1"
+  public var user: String = "user-1"
+
+  public init() {}
 
   /// The registry with the files' variants; problems are printed and exit 2.
   @MainActor
-  func load() throws -> VariantSources {
+  public func load() throws -> VariantSources {
     guard
       let sources = VariantSources.load(
         experimentsPath: experiments, growthBookPath: growthBook, console: .standard)
@@ -32,7 +33,7 @@ struct VariantOptions: ParsableArguments {
 
   /// `--variant` when given, else what the files give the user, else the flow's default.
   @MainActor
-  func variant(_ given: String?, of flow: String, in sources: VariantSources) -> String? {
+  public func variant(_ given: String?, of flow: String, in sources: VariantSources) -> String? {
     given ?? sources.variant(for: flow, user: user)
   }
 }

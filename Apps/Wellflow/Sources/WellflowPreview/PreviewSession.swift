@@ -3,6 +3,7 @@ import FlowHTML
 import FlowKit
 import Foundation
 import WellflowComposition
+import WellflowCore
 
 /// What the preview's page asks for: one JSON object a request.
 public struct PreviewCommand: Sendable, Codable, Equatable {

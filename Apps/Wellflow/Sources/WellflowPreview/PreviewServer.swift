@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import ProgressBackend
 import ServiceLifecycle
+import WellflowCore
 
 /// `wellflow preview`'s web server (Hummingbird), on 127.0.0.1 only:
 ///

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Testing
+import WellflowCore
+
+/// The commands' options are their configurations, declared once: what a person types is
+/// parsed and refused with the message the command line prints.
+@Suite("Command options")
+struct CommandOptionsTests {
+  /// The message `wellflow` prints for these arguments, or nil when they parse.
+  func refusal<T: ParsableArguments>(_ type: T.Type, _ arguments: [String]) -> String? {
+    do {
+      _ = try type.parse(arguments)
+      return nil
+    } catch {
+      return type.message(for: error)
+    }
+  }
+
+  @Test func exploreAndGraphRefuseTheSameLimitsWithTheSameMessages() {
+    for type in [ExploreConfiguration.self, GraphConfiguration.self] as [any ParsableArguments.Type] {
+      #expect(refusal(type, ["onboarding", "--depth", "0"]) == "--depth must be at least 1, got 0")
+      #expect(refusal(type, ["onboarding", "--max-states", "0"]) == "--max-states must be at least 1, got 0")
+      #expect(refusal(type, ["onboarding", "--depth", "3", "--max-states", "5"]) == nil)
+    }
+    #expect(
+      refusal(ExploreConfiguration.self, ["onboarding", "--max-sequences", "0"])
+        == "--max-sequences must be at least 1, got 0")
+    #expect(
+      refusal(GraphConfiguration.self, ["onboarding", "--max-sequences", "2"]) != nil,
+      "graph takes no sequences")
+  }
+
+  @Test func parsedOptionsReachTheConfigurationAndDefaultsMatchTheInitializer() throws {
+    let explore = try ExploreConfiguration.parse([
+      "journal", "--depth", "5", "--format", "json", "--user", "u-2",
+    ])
+    #expect(explore.flow == "journal" && explore.depth == 5 && explore.format == .json)
+    #expect(explore.sources.user == "u-2")
+    let defaults = ExploreConfiguration(flow: "journal")
+    #expect(
+      defaults.depth == FlowExplorer.defaultDepth && defaults.maxStates == nil && defaults.format == .text)
+    #expect(GraphConfiguration(flow: "journal").format == .mermaid)
+
+    let run = try RunConfiguration.parse([
+      "a.yaml", "--junit", "r.xml", "--append", "-e", "K=V", "--data-dir", "d",
+    ])
+    #expect(run.paths == ["a.yaml"] && run.junitPath == "r.xml" && run.appendEvents)
+    #expect(run.variables == ["K=V"] && run.dataDirectory == "d" && run.executable == nil)
+    #expect(RunConfiguration(paths: ["-a.yaml"]).paths == ["-a.yaml"], "paths are never options")
+  }
+
+  @Test func aWorkerSliceIsCheckedWhenParsed() throws {
+    #expect(
+      refusal(RunConfiguration.self, ["a.yaml", "--worker", "bad"]) == "--worker takes FIRST:LAST:OUTPUTS:DIR")
+    let worker = try RunConfiguration.parse(["a.yaml", "--worker", "1:3:e:/tmp/w"]).worker
+    #expect(worker == RunConfiguration.Worker(users: 1...3, events: true, directory: "/tmp/w"))
+  }
+}
