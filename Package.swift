@@ -238,7 +238,12 @@ let package = Package(
       dependencies: ["ProgressContract", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "FlowHTMLTests", dependencies: ["FlowHTML", "FlowKit"]),
     .testTarget(
-      name: "FlowKitTestingTests", dependencies: ["FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking"]),
+      name: "FlowKitTestingTests",
+      dependencies: [
+        "FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking",
+        // The guide's gratitude storage and its test host.
+        "Storage", "WellflowComposition", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "StorageTests",
