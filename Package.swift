@@ -243,7 +243,8 @@ let package = Package(
         "FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking",
         // The guide's gratitude storage and its test host.
         "Storage", "WellflowComposition", .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ],
+      resources: [.copy("Localization")]),
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "StorageTests",

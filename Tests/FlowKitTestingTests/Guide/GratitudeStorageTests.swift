@@ -34,4 +34,11 @@ struct GratitudeStorageTests {
       database, "user-1", DateInterval(start: .distantPast, end: .distantFuture))
     #expect(rows.map(\.values) == [["items": .list(["Sun", "Tea"])]])
   }
+
+  /// Its strings ship with it, in both of the app's languages.
+  @Test func itsScreenTextIsTranslatedFromItsOwnTables() throws {
+    #expect(WellflowLocalization.missingTables(features: features).isEmpty)
+    let german = try WellflowLocalization.loadTable("de", features: features)
+    #expect(german.entries["Three good things"] == "Drei gute Dinge")
+  }
 }
