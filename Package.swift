@@ -29,6 +29,7 @@ let package = Package(
     .library(name: "Journal", targets: ["Journal"]),
     .library(name: "JournalCatalog", targets: ["JournalCatalog"]),
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
+    .library(name: "MoodTrackingDomain", targets: ["MoodTrackingDomain"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
     .library(name: "MoodTrackingSync", targets: ["MoodTrackingSync"]),
@@ -80,9 +81,14 @@ let package = Package(
       name: "Onboarding", dependencies: ["FlowKit"], path: "Modules/Onboarding/Sources/Onboarding",
       resources: [.copy("Localization")]),
     .target(name: "Experiments", dependencies: ["FlowKit"], path: "Modules/Experiments/Sources/Experiments"),
+    // The mood domain (entries, errors, ports, use cases, statistics) without the flows:
+    // what storage, sync and reminders link.
     .target(
-      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking",
-      resources: [.copy("Localization")]),
+      name: "MoodTrackingDomain", dependencies: ["FlowKit"],
+      path: "Modules/MoodTracking/Sources/MoodTrackingDomain"),
+    .target(
+      name: "MoodTracking", dependencies: ["FlowKit", "MoodTrackingDomain"],
+      path: "Modules/MoodTracking/Sources/MoodTracking", resources: [.copy("Localization")]),
     .target(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/CheckInFlow/Sources/CheckInFlow", resources: [.copy("Localization")]
@@ -108,7 +114,7 @@ let package = Package(
     .target(
       name: "MoodTrackingSQLite",
       dependencies: [
-        "MoodTracking", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
+        "MoodTrackingDomain", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       path: "Modules/MoodTracking/Sources/MoodTrackingSQLite"
@@ -124,13 +130,13 @@ let package = Package(
       path: "Modules/Reminders/Sources/RemindersSQLite"
     ),
     .target(
-      name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
+      name: "Reminders", dependencies: ["FlowKit", "MoodTrackingDomain"],
       path: "Modules/Reminders/Sources/Reminders", resources: [.copy("Localization")]),
     // The generic outbox sender and puller; each feature registers its resources.
     .target(name: "Sync", dependencies: ["FlowKit", "ProgressContract"], path: "Modules/Sync/Sources/Sync"),
     // Each feature's sync resource, beside the feature: its rows in the contract's words.
     .target(
-      name: "MoodTrackingSync", dependencies: ["MoodTracking", "Sync", "ProgressContract", "FlowKit"],
+      name: "MoodTrackingSync", dependencies: ["MoodTrackingDomain", "Sync", "ProgressContract", "FlowKit"],
       path: "Modules/MoodTracking/Sources/MoodTrackingSync"
     ),
     .target(
@@ -258,7 +264,9 @@ let package = Package(
     ),
     .testTarget(
       name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
-    .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit", "FlowKitTesting"]),
+    .testTarget(
+      name: "MoodTrackingTests",
+      dependencies: ["MoodTracking", "MoodTrackingDomain", "FlowKit", "FlowKitTesting"]),
     .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"], exclude: ["Fixtures"]),
     .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit", "FlowKitTesting"]),
     .testTarget(

@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
 import GRDB
-import MoodTracking
+import MoodTrackingDomain
 import Storage
 
 /// What mood tracking brings to the app's storage: its tables, what a sync result does to
