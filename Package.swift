@@ -30,6 +30,7 @@ let package = Package(
     .library(name: "Journal", targets: ["Journal"]),
     .library(name: "JournalCatalog", targets: ["JournalCatalog"]),
     .library(name: "MoodTracking", targets: ["MoodTracking"]),
+    .library(name: "MoodTrackingDomain", targets: ["MoodTrackingDomain"]),
     .library(name: "CheckInFlow", targets: ["CheckInFlow"]),
     .library(name: "Sync", targets: ["Sync"]),
     .library(name: "MoodTrackingSync", targets: ["MoodTrackingSync"]),
@@ -87,9 +88,14 @@ let package = Package(
       name: "Experiments", dependencies: ["FlowKit", "StrictJSON"],
       path: "Modules/Experiments/Sources/Experiments"
     ),
+    // The mood domain (entries, errors, ports, use cases, statistics) without the flows:
+    // what storage, sync and reminders link.
     .target(
-      name: "MoodTracking", dependencies: ["FlowKit"], path: "Modules/MoodTracking/Sources/MoodTracking",
-      resources: [.copy("Localization")]),
+      name: "MoodTrackingDomain", dependencies: ["FlowKit"],
+      path: "Modules/MoodTracking/Sources/MoodTrackingDomain"),
+    .target(
+      name: "MoodTracking", dependencies: ["FlowKit", "MoodTrackingDomain"],
+      path: "Modules/MoodTracking/Sources/MoodTracking", resources: [.copy("Localization")]),
     .target(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
       path: "Modules/CheckInFlow/Sources/CheckInFlow", resources: [.copy("Localization")]
@@ -115,7 +121,7 @@ let package = Package(
     .target(
       name: "MoodTrackingSQLite",
       dependencies: [
-        "MoodTracking", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
+        "MoodTrackingDomain", "Storage", "FlowKit", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       path: "Modules/MoodTracking/Sources/MoodTrackingSQLite"
@@ -131,13 +137,13 @@ let package = Package(
       path: "Modules/Reminders/Sources/RemindersSQLite"
     ),
     .target(
-      name: "Reminders", dependencies: ["FlowKit", "MoodTracking"],
+      name: "Reminders", dependencies: ["FlowKit", "MoodTrackingDomain"],
       path: "Modules/Reminders/Sources/Reminders", resources: [.copy("Localization")]),
     // The generic outbox sender and puller; each feature registers its resources.
     .target(name: "Sync", dependencies: ["FlowKit", "ProgressContract"], path: "Modules/Sync/Sources/Sync"),
     // Each feature's sync resource, beside the feature: its rows in the contract's words.
     .target(
-      name: "MoodTrackingSync", dependencies: ["MoodTracking", "Sync", "ProgressContract", "FlowKit"],
+      name: "MoodTrackingSync", dependencies: ["MoodTrackingDomain", "Sync", "ProgressContract", "FlowKit"],
       path: "Modules/MoodTracking/Sources/MoodTrackingSync"
     ),
     .target(
@@ -259,7 +265,13 @@ let package = Package(
       dependencies: ["ProgressContract", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "FlowHTMLTests", dependencies: ["FlowHTML", "FlowKit"]),
     .testTarget(
-      name: "FlowKitTestingTests", dependencies: ["FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking"]),
+      name: "FlowKitTestingTests",
+      dependencies: [
+        "FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking",
+        // The guide's gratitude storage and its test host.
+        "Storage", "WellflowComposition", .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      resources: [.copy("Localization")]),
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "StorageTests",
@@ -273,7 +285,9 @@ let package = Package(
     ),
     .testTarget(
       name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
-    .testTarget(name: "MoodTrackingTests", dependencies: ["MoodTracking", "FlowKit", "FlowKitTesting"]),
+    .testTarget(
+      name: "MoodTrackingTests",
+      dependencies: ["MoodTracking", "MoodTrackingDomain", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "ExperimentsTests", dependencies: ["Experiments", "StrictJSON", "PythonSupport"],
       exclude: ["Fixtures"]),

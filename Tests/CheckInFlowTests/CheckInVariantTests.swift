@@ -5,15 +5,20 @@ import Foundation
 import MoodTracking
 import Testing
 
+/// Whether the breaths were taken: `BreathingStep`'s own data in the draft.
+enum Breathed: CheckInDataKey {
+  typealias Value = Bool
+}
+
 /// A step this module's tests add from outside: a breathing pause with a toggle kept
-/// in the draft's extras.
+/// in the draft as its own typed data.
 struct BreathingStep: CheckInStep {
   let name = "breathing"
   let screenID = "checkin.breathing"
   let elementIDs = ["breathed", "continue"]
 
   func page(for draft: CheckInDraft) -> CheckInPage {
-    let breathed = draft.extras["breathed"] == .bool(true)
+    let breathed = draft[Breathed.self] == true
     return CheckInPage(
       title: "Three slow breaths",
       elements: [.toggle("breathed", "I took them", isOn: breathed), .continueButton(enabled: breathed)])
@@ -22,7 +27,7 @@ struct BreathingStep: CheckInStep {
   func handle(_ action: UserAction, draft: inout CheckInDraft) -> CheckInStepOutcome {
     switch action {
     case .toggle("breathed", let isOn):
-      draft.extras["breathed"] = .bool(isOn)
+      draft[Breathed.self] = isOn
       return .stay
     case .tap("continue"): return .next
     default: return .stay
@@ -64,7 +69,7 @@ struct CheckInVariantTests {
     try await host.send(.tap("continue"))
     try await host.send(.set("score", 6))
     try await host.send(.back)
-    #expect(host.screen?.element("breathed")?.value == .bool(true), "extras are kept through back")
+    #expect(host.screen?.element("breathed")?.value == .bool(true), "the step's data is kept through back")
     try await host.send(.tap("continue"))
     #expect(host.screen?.element("score")?.value == .number(6))
     try await host.send(.tap("continue"))

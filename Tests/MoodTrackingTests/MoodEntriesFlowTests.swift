@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import MoodTracking
+@testable import MoodTrackingDomain
 
 @Suite("Entries list: option ids")
 struct MoodEntryListingTests {

@@ -60,6 +60,14 @@ struct SchemaTests {
         + WellflowFeatures.storage.flatMap { $0.migrations.map(\.identifier) })
   }
 
+  /// The app's storage is read from its one features list: a storage module listed there
+  /// (a `StoringFeature`) is migrated, in the list's order; there is no second list.
+  @Test func theStorageComesFromTheOneFeaturesList() {
+    #expect(WellflowFeatures.storage.map(\.name) == ["MoodTracking", "Journal", "Reminders"])
+    #expect(WellflowFeatures.all.storage.map(\.name) == WellflowFeatures.storage.map(\.name))
+    #expect([any FlowFeature.Type]().storage.isEmpty)
+  }
+
   /// The shared plumbing alone makes the settings and the outbox, nothing of a feature.
   @Test func aSchemaWithoutFeaturesHoldsTheSharedTablesOnly() throws {
     let database = try WellflowDatabase.scratch(schema: SQLiteSchema([]))

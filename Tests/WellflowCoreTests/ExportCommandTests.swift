@@ -348,4 +348,14 @@ struct ExportCommandTests {
       ExportCommand.timestamp(Date(timeIntervalSince1970: 0), in: TimeZone(identifier: "Asia/Kolkata")!)
         == "1970-01-01T05:30:00+05:30")
   }
+
+  /// `export` reaches features only through their `FeatureExport` registrations: its
+  /// source imports no feature module (it parsed days with the mood domain's `MoodDay`).
+  @Test func exportNamesNoFeature() throws {
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Apps/Wellflow/Sources/WellflowCore/ExportCommand.swift").standardized
+    let imports = try String(contentsOf: source, encoding: .utf8).split(separator: "\n")
+      .filter { $0.hasPrefix("import ") }.map { String($0.dropFirst("import ".count)) }
+    #expect(imports == ["FlowKit", "Foundation", "Storage", "WellflowComposition"])
+  }
 }

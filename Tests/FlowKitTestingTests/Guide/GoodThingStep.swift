@@ -4,8 +4,13 @@
 import CheckInFlow
 import FlowKit
 
-/// One good thing, typed before the check-in ends. Its input lives in the draft's
-/// `extras`, so `back` and forward again find it.
+/// The step's own data: the good thing typed, kept in the draft (so `back` and forward
+/// again find it) and carried by the check-in's output (`data.contributions`).
+public enum GoodThing: CheckInDataKey {
+  public typealias Value = String
+}
+
+/// One good thing, typed before the check-in ends.
 public struct GoodThingStep: CheckInStep {
   public let name = "goodThing"
   public let screenID = "checkin.goodThing"
@@ -15,8 +20,7 @@ public struct GoodThingStep: CheckInStep {
   public init() {}
 
   public func page(for draft: CheckInDraft) -> CheckInPage {
-    let text: String
-    if case .text(let typed) = draft.extras["goodThing"] { text = typed } else { text = "" }
+    let text = draft[GoodThing.self] ?? ""
     return CheckInPage(
       title: "One good thing today",
       elements: [
@@ -28,7 +32,7 @@ public struct GoodThingStep: CheckInStep {
   public func handle(_ action: UserAction, draft: inout CheckInDraft) -> CheckInStepOutcome {
     switch action {
     case .enter("goodThing", let text):
-      draft.extras["goodThing"] = .text(text)
+      draft[GoodThing.self] = text
       return .stay
     case .tap("continue"): return .next
     default: return .stay

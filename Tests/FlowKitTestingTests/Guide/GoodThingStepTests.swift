@@ -31,6 +31,7 @@ struct GoodThingStepTests {
     let data = try #require(app.ending(of: "checkin")?.output as? MoodCheckInData)
     #expect(data.variant == "grateful")
     #expect(data.emotion == .calm)
+    #expect(data.contributions[GoodThing.self] == "Lunch outside")
   }
 
   @Test func theVariantIsRegisteredAfterTheCheckInOrFailsClearly() {

@@ -100,6 +100,9 @@ public enum GratitudeFeature: FlowFeature {
 
   public static var requiredServices: [any ServiceKey.Type] { [GratitudeJournalKey.self] }
 
+  /// Its screen text in English and German: `Localization/<language>.lproj` in its module.
+  public static var stringTables: Bundle? { .module }
+
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
     try registry.register(
       FlowDefinition(

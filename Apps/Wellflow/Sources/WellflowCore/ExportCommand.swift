@@ -1,6 +1,5 @@
 import FlowKit
 import Foundation
-import MoodTracking
 import Storage
 import WellflowComposition
 
@@ -69,9 +68,9 @@ public enum ExportCommand {
   public static func interval(from: String?, to: String?, timeZone: TimeZone) throws -> DateInterval {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
-    func day(_ text: String?, _ option: String) throws -> MoodDay? {
+    func day(_ text: String?, _ option: String) throws -> CalendarDay? {
       guard let text else { return nil }
-      guard let day = MoodDay(text) else {
+      guard let day = CalendarDay(text) else {
         throw ExportError(
           message: "\(option) '\(text)' is not a calendar day written YYYY-MM-DD, e.g. 2026-03-02")
       }
@@ -80,7 +79,7 @@ public enum ExportCommand {
     let first = try day(from, "--from")
     let last = try day(to, "--to")
     if let first, let last, last < first {
-      throw ExportError(message: MoodError.invalidDateRange(start: first, end: last).message)
+      throw ExportError(message: CalendarDay.invertedRangeMessage(start: first, end: last))
     }
     return DateInterval(
       start: first?.start(in: calendar) ?? unbounded.start,
@@ -222,7 +221,7 @@ public enum ExportCommand {
     func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
     let minutes = abs(offset) / 60
     return
-      "\(MoodDay(date, in: calendar))T\(two(parts.hour ?? 0)):\(two(parts.minute ?? 0)):\(two(parts.second ?? 0))"
+      "\(CalendarDay(date, in: calendar))T\(two(parts.hour ?? 0)):\(two(parts.minute ?? 0)):\(two(parts.second ?? 0))"
       + "\(sign)\(two(minutes / 60)):\(two(minutes % 60))"
   }
 }

@@ -43,8 +43,6 @@ public struct CheckInDraft: Sendable, Equatable {
   public var response = ""
   public var associations: [MoodAssociation] = []
   public var evaluation: MoodEvaluation?
-  /// Inputs of steps registered outside this module, by element id.
-  public var extras: [String: ElementValue] = [:]
   /// Typed data of steps registered outside this module (see `CheckInDataKey`).
   public var contributions = CheckInContributions()
 

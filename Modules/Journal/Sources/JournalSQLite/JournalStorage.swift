@@ -5,7 +5,9 @@ import Storage
 
 /// What the journal brings to the app's storage: its table, and its repository over it
 /// (which queues, at launch, the entries a quit left unfinished) or in memory.
-public enum JournalStorage {
+public enum JournalStorage: StoringFeature {
+  public static var storage: FeatureStorage { feature }
+
   public static let feature = FeatureStorage(
     name: "Journal", migrations: SQLiteJournalRepository.migrations,
     sqliteAdapters: { services, database, context in

@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
 import GRDB
-import MoodTracking
+import MoodTrackingDomain
 import Storage
 
 /// The `health_samples_owed` table: entries whose health sample a save promised. The

@@ -2,7 +2,7 @@ import FlowKit
 import Foundation
 import GRDB
 import GRDBSQLite
-import MoodTracking
+import MoodTrackingDomain
 import Storage
 
 /// Turns the current row of a statement selecting `MoodRows.columns` of one user's rows

@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
 import GRDB
-import MoodTracking
+import MoodTrackingDomain
 import Storage
 
 /// How mood entries map to rows. Labels and associations are kept in order in the

@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
 import GRDB
-import MoodTracking
+import MoodTrackingDomain
 import Storage
 
 /// The mood tables and their migrations (`migrations`, in order).

@@ -1,13 +1,15 @@
 import FlowKit
 import Foundation
 import GRDB
-import MoodTracking
+import MoodTrackingDomain
 import Storage
 
 /// What mood tracking brings to the app's storage: its tables, what a sync result does to
 /// an entry (it keeps the backend's id and its sync state), and its repository and
 /// health-store stand-in over SQLite or in memory.
-public enum MoodTrackingStorage {
+public enum MoodTrackingStorage: StoringFeature {
+  public static var storage: FeatureStorage { feature }
+
   public static let feature = FeatureStorage(
     name: "MoodTracking", migrations: MoodSchema.migrations,
     outboxEntities: [

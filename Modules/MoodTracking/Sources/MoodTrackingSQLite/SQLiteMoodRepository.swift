@@ -2,7 +2,7 @@ import FlowKit
 import Foundation
 import GRDB
 import GRDBSQLite
-import MoodTracking
+import MoodTrackingDomain
 import Storage
 
 /// Mood entries in SQLite. Range reads use the (user, date) index, which alone answers

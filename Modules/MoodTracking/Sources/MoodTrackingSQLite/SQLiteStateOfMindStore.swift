@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
 import GRDB
-import MoodTracking
+import MoodTrackingDomain
 import Storage
 
 /// The local state-of-mind store that stands in for HealthKit off Apple platforms.

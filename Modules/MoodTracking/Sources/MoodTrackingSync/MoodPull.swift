@@ -1,6 +1,6 @@
 import FlowKit
 import Foundation
-import MoodTracking
+import MoodTrackingDomain
 import ProgressContract
 import Sync
 

@@ -1,6 +1,6 @@
 import FlowKit
 import Foundation
-import MoodTracking
+import MoodTrackingDomain
 
 /// A reminder's time of day, written `HH:MM` on a 24-hour clock.
 public struct ReminderTime: Sendable, Equatable, CustomStringConvertible {

@@ -17,22 +17,22 @@ import Sync
 /// order a list must keep: a feature adding a variant to another feature's flow comes
 /// after that feature, or registration fails with `variantOfUnknownFlow`. A feature that
 /// syncs lists its `<Feature>Sync` module's `SyncingFeature` here too: the sync service
-/// sends its resources in this order.
+/// sends its resources in this order. A feature that keeps data lists its
+/// `<Feature>SQLite` module's `StoringFeature`: their migrations run after the shared
+/// ones in this order, so a new one goes after the others (a file's applied migrations
+/// are never run again, whatever the order).
 public enum WellflowFeatures {
   public static let all: [any FlowFeature.Type] = [
     OnboardingFeature.self, MoodTrackingFeature.self, CheckInFeature.self, JournalFeature.self,
     MoodTrackingSync.self, JournalSync.self, RemindersFeature.self,
+    MoodTrackingStorage.self, JournalStorage.self, RemindersStorage.self,
   ]
 
   /// What the sync service sends and pulls: the syncing features' resources, from `all`.
   public static let syncResources: [SyncResource] = all.syncResources
 
-  /// The features' storage, from their adapter modules: their migrations run after the
-  /// shared ones in this order, so a feature is added at the end (a file's applied
-  /// migrations are never run again, whatever the order).
-  public static let storage: [FeatureStorage] = [
-    MoodTrackingStorage.feature, JournalStorage.feature, RemindersStorage.feature,
-  ]
+  /// The features' storage, from the storing features in `all`, in its order.
+  public static let storage: [FeatureStorage] = all.storage
 
   /// The app's database schema, made of `storage`. One for the process: it keeps the
   /// in-memory databases of runs that keep nothing.

@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 
 /// Why a mood could not be saved or read; each message says what to fix.
@@ -22,7 +23,7 @@ public enum MoodError: Error, Sendable, Equatable, LocalizedError, CustomStringC
     case .invalidValence(let valence):
       "valence must be a number from -1 to 1, got \(valence)"
     case .invalidDateRange(let start, let end):
-      "the range starts \(start), after it ends \(end); pick a start on or before the end"
+      CalendarDay.invertedRangeMessage(start: start, end: end)
     case .invalidDayCount(let days):
       "a history range must cover at least 1 day, got \(days)"
     case .userNotAuthenticated:

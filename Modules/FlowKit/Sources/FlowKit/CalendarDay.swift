@@ -2,8 +2,9 @@ import FlowKit
 import Foundation
 
 /// A calendar day in the user's time zone; `description` is its ISO form `YYYY-MM-DD`,
-/// which sorts like the days themselves.
-public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+/// which sorts like the days themselves. Shared so that what reads days (a feature's
+/// history, `wellflow export`'s `--from`/`--to`) parses and bounds them one way.
+public struct CalendarDay: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
   public let year: Int
   public let month: Int
   public let day: Int
@@ -23,7 +24,7 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
   /// Parses `YYYY-MM-DD`; nil for anything else or a day the calendar does not have.
   public init?(_ text: String) {
     var text = text
-    guard let day = text.withUTF8({ MoodDay(utf8: $0) }) else { return nil }
+    guard let day = text.withUTF8({ CalendarDay(utf8: $0) }) else { return nil }
     self = day
   }
 
@@ -58,7 +59,13 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
     return "\(y)-\(String(month).leftPadded(to: 2))-\(String(day).leftPadded(to: 2))"
   }
 
-  public static func < (lhs: MoodDay, rhs: MoodDay) -> Bool {
+  /// Why a range of days that starts after it ends is not one, in words a person can
+  /// act on (a mood history's range, an export's `--from`/`--to`).
+  public static func invertedRangeMessage(start: CalendarDay, end: CalendarDay) -> String {
+    "the range starts \(start), after it ends \(end); pick a start on or before the end"
+  }
+
+  public static func < (lhs: CalendarDay, rhs: CalendarDay) -> Bool {
     (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
   }
 
@@ -69,9 +76,9 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
   }
 
   /// Day arithmetic is the same in every time zone, so it runs in UTC.
-  public func adding(days: Int) -> MoodDay {
+  public func adding(days: Int) -> CalendarDay {
     let date = Self.utc.date(from: DateComponents(year: year, month: month, day: day))!
-    return MoodDay(Self.utc.date(byAdding: .day, value: days, to: date)!, in: Self.utc)
+    return CalendarDay(Self.utc.date(byAdding: .day, value: days, to: date)!, in: Self.utc)
   }
 
   /// Days since 1970-01-01 (negative before), by Howard Hinnant's `days_from_civil`.
@@ -91,7 +98,7 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
   }
 
   /// Whole days from this day to `other` (negative when `other` is earlier).
-  public func days(to other: MoodDay) -> Int {
+  public func days(to other: CalendarDay) -> Int {
     let from = Self.utc.date(from: DateComponents(year: year, month: month, day: day))!
     let to = Self.utc.date(from: DateComponents(year: other.year, month: other.month, day: other.day))!
     return Self.utc.dateComponents([.day], from: from, to: to).day!
@@ -115,7 +122,7 @@ public struct MoodDay: Sendable, Hashable, Comparable, Codable, CustomStringConv
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     let text = try container.decode(String.self)
-    guard let day = MoodDay(text) else {
+    guard let day = CalendarDay(text) else {
       throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not YYYY-MM-DD")
     }
     self = day

@@ -1,0 +1,76 @@
+// A worked example of the plugin guide (FlowKit.docc/PluginGuide.md): the page shows this code, and
+// GuideDocumentationTests checks that it still does, word for word.
+
+import FlowKit
+import Foundation
+import GRDB
+import Storage
+
+/// The journal over the app's database: one row a saved list, its items one a line.
+public struct SQLiteGratitudeJournal: GratitudeJournal {
+  let writer: any DatabaseWriter
+
+  public init(writer: any DatabaseWriter) { self.writer = writer }
+
+  public func save(_ items: [String], userID: String, at date: Date) async throws {
+    try await writer.write { db in
+      try db.execute(
+        sql: "INSERT INTO gratitude_lists (user_id, saved_at, items) VALUES (?, ?, ?)",
+        arguments: [userID, date.timeIntervalSince1970, items.joined(separator: "\n")])
+    }
+  }
+
+  public func count(userID: String) async throws -> Int {
+    try await writer.read { db in
+      try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM gratitude_lists WHERE user_id = ?", arguments: [userID])
+        ?? 0
+    }
+  }
+
+  /// The user's lists saved within `interval`, oldest first.
+  public func lists(userID: String, in interval: DateInterval) async throws -> [(date: Date, items: [String])]
+  {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT saved_at, items FROM gratitude_lists
+          WHERE user_id = ? AND saved_at >= ? AND saved_at < ? ORDER BY saved_at, id
+          """,
+        arguments: [userID, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970]
+      ).map { row in
+        let items: String = row["items"]
+        return (Date(timeIntervalSince1970: row["saved_at"]), items.components(separatedBy: "\n"))
+      }
+    }
+  }
+}
+
+/// What the feature brings to the app's storage: its table, its journal over SQLite or in
+/// memory, and its export columns. Listed in `WellflowFeatures.all` beside the feature.
+public enum GratitudeStorage: StoringFeature {
+  public static let storage = FeatureStorage(
+    name: "Gratitude",
+    migrations: [
+      SQLiteMigration("gratitude_v1") { db, _ in
+        try db.create(table: "gratitude_lists") { table in
+          table.autoIncrementedPrimaryKey("id")
+          table.column("user_id", .text).notNull()
+          table.column("saved_at", .double).notNull()
+          table.column("items", .text).notNull()
+        }
+      }
+    ],
+    sqliteAdapters: { services, database, _ in
+      services[GratitudeJournalKey.self] = SQLiteGratitudeJournal(writer: database.writer)
+    },
+    memoryAdapters: { _ in
+      let journal = InMemoryGratitudeJournal()
+      return { services, _ in services[GratitudeJournalKey.self] = journal }
+    },
+    export: FeatureExport(type: "gratitude", columns: ["items"]) { database, userID, interval in
+      try await SQLiteGratitudeJournal(writer: database.writer).lists(userID: userID, in: interval).map {
+        FeatureExport.Row(date: $0.date, values: ["items": .list($0.items)])
+      }
+    })
+}
