@@ -51,7 +51,8 @@ struct CommandOptionsTests {
 
   @Test func aWorkerSliceIsCheckedWhenParsed() throws {
     #expect(
-      refusal(RunConfiguration.self, ["a.yaml", "--worker", "bad"]) == "--worker takes FIRST:LAST:OUTPUTS:DIR")
+      refusal(RunConfiguration.self, ["a.yaml", "--worker", "bad"]) == "--worker takes FIRST:LAST:OUTPUTS:DIR"
+    )
     let worker = try RunConfiguration.parse(["a.yaml", "--worker", "1:3:e:/tmp/w"]).worker
     #expect(worker == RunConfiguration.Worker(users: 1...3, events: true, directory: "/tmp/w"))
   }
