@@ -1,4 +1,3 @@
-import FlowKit
 import Foundation
 
 /// A calendar day in the user's time zone; `description` is its ISO form `YYYY-MM-DD`,
