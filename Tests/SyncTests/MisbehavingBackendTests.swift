@@ -119,7 +119,8 @@ import Testing
     #expect(server.requests.count == 2)
     clock.advance(by: 1)
     let then = try await processor.run(userID: "alice")
-    #expect(then.synced == 2)
+    // It failed once in CI under two CPU burners (synced 0, cause not found): say why next time.
+    #expect(then.synced == 2, "\(then), requests: \(server.requests.map(\.path))")
     #expect(try await outbox.pendingCount(userID: "alice") == 0)
   }
 
