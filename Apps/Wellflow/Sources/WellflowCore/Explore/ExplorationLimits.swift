@@ -32,3 +32,20 @@ extension ParsableArguments {
     }
   }
 }
+
+/// A command that takes the exploration limits: `depth` and `maxStates` read and set them.
+public protocol ExplorationLimited {
+  var limits: ExplorationLimits { get set }
+}
+
+extension ExplorationLimited {
+  public var depth: Int {
+    get { limits.depth }
+    set { limits.depth = newValue }
+  }
+
+  public var maxStates: Int? {
+    get { limits.maxStates }
+    set { limits.maxStates = newValue }
+  }
+}

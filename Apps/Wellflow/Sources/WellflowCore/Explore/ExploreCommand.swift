@@ -3,7 +3,7 @@ import FlowKit
 import Foundation
 
 /// Everything `wellflow explore` takes, declared once: the command line parses it.
-public struct ExploreConfiguration: ParsableArguments, Sendable {
+public struct ExploreConfiguration: ParsableArguments, ExplorationLimited, Sendable {
   public enum Format: String, CaseIterable, Sendable, ExpressibleByArgument { case text, json }
 
   @Argument(help: "The flow to explore (see `wellflow flows`).")
@@ -27,16 +27,6 @@ public struct ExploreConfiguration: ParsableArguments, Sendable {
 
   /// The defaults for `flow`, as `wellflow explore FLOW` gives them.
   public init(flow: String) { self = .parsed(["--", flow]) }
-
-  public var depth: Int {
-    get { limits.depth }
-    set { limits.depth = newValue }
-  }
-
-  public var maxStates: Int? {
-    get { limits.maxStates }
-    set { limits.maxStates = newValue }
-  }
 
   public func validate() throws {
     if let maxSequences, maxSequences < 1 {

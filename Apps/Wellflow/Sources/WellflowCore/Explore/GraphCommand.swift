@@ -3,7 +3,7 @@ import FlowKit
 import Foundation
 
 /// Everything `wellflow graph` takes, declared once: the command line parses it.
-public struct GraphConfiguration: ParsableArguments, Sendable {
+public struct GraphConfiguration: ParsableArguments, ExplorationLimited, Sendable {
   public enum Format: String, CaseIterable, Sendable, ExpressibleByArgument { case mermaid, dot }
 
   @Argument(help: "The flow to draw (see `wellflow flows`).")
@@ -23,16 +23,6 @@ public struct GraphConfiguration: ParsableArguments, Sendable {
 
   /// The defaults for `flow`, as `wellflow graph FLOW` gives them.
   public init(flow: String) { self = .parsed(["--", flow]) }
-
-  public var depth: Int {
-    get { limits.depth }
-    set { limits.depth = newValue }
-  }
-
-  public var maxStates: Int? {
-    get { limits.maxStates }
-    set { limits.maxStates = newValue }
-  }
 }
 
 /// `wellflow graph`: the screen graph the explorer finds. Exit 0 with a complete
