@@ -324,6 +324,7 @@ let package = Package(
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
       ]
     ),
   ],

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FlowKit
 import Foundation
 import Sync
@@ -35,6 +36,11 @@ final class ScriptedServer: Sendable {
   private let stopped = Locked(false)
   private let log = Locked<[Request]>([])
   private let respond: @Sendable (Request) -> Answer
+  /// This server's own connection pool, shut down with it: no pooled connection or queued
+  /// request of another test's server (one that had this port before) can reach it.
+  private let http = HTTPClient(
+    eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+    configuration: HTTPClientTransport.configuration(idle: 600, connections: 2))
 
   /// Every request so far, in arrival order.
   var requests: [Request] { log.current }
@@ -73,10 +79,17 @@ final class ScriptedServer: Sendable {
 
   /// Stops accepting; connections being answered end at their next write.
   func stop() {
-    stopped.withLock { $0 = true }
+    let first = stopped.withLock { stopped in
+      defer { stopped = true }
+      return !stopped
+    }
+    if first { http.shutdown { _ in } }
   }
 
-  deinit { close(listener) }
+  deinit {
+    stop()
+    close(listener)
+  }
 
   private func acceptLoop() {
     while !stopped.current {
@@ -190,12 +203,13 @@ extension ScriptedServer.Answer {
 }
 
 extension ScriptedServer {
-  /// A client of this server; `deadline` bounds each whole request. By default it is far
-  /// longer than any answer takes however busy the machine (an 8 MiB page took over 30 s
-  /// under a full suite and two CPU burners); a test that wants a timeout asks for a short one.
+  /// A client of this server, through its own pool; `deadline` bounds each whole request.
+  /// By default it is far longer than any answer takes however busy the machine (an 8 MiB
+  /// page took over 30 s under a full suite and two CPU burners); a test that wants a
+  /// timeout asks for a short one.
   func client(deadline: TimeInterval = 600) -> ProgressAPIClient {
     ProgressAPIClient(
-      credentials: BackendCredentials(baseURL: url, apiKey: apiKey, token: "token"), timeout: 600,
-      requestDeadline: deadline, maxConnections: 2)
+      credentials: BackendCredentials(baseURL: url, apiKey: apiKey, token: "token"),
+      transport: HTTPClientTransport(client: http), timeout: 600, requestDeadline: deadline)
   }
 }

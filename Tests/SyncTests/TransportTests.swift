@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FlowKit
 import Foundation
 import ProgressBackend
@@ -18,7 +19,8 @@ import Testing
 /// the test ends itself. The misbehaving-peer suites run the first one in depth.
 @Suite struct TransportTests {
   enum Kind: String, CaseIterable, CustomTestStringConvertible {
-    case asyncHTTPClient, urlSession
+    /// The process's pool; an app's own `HTTPClient`; URLSession.
+    case asyncHTTPClient, appsOwnHTTPClient, urlSession
     var testDescription: String { rawValue }
 
     func make(connections: Int = 2, deadline: @escaping @Sendable (TimeInterval) async -> Void)
@@ -26,9 +28,15 @@ import Testing
     {
       switch self {
       case .asyncHTTPClient: HTTPClientTransport(connections: connections, deadline: deadline)
+      case .appsOwnHTTPClient: HTTPClientTransport(client: Self.appsClient, deadline: deadline)
       case .urlSession: URLSessionTransport(connections: connections, deadline: deadline)
       }
     }
+
+    /// An app's client, for the life of the process (as an app keeps one).
+    static let appsClient = HTTPClient(
+      eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+      configuration: HTTPClientTransport.configuration(idle: 600, connections: 2))
 
     /// The wall clock, far longer than anything here should take.
     func make() -> any HTTPTransport { make { try? await Task.sleep(for: .seconds($0)) } }

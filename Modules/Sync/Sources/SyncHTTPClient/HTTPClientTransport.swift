@@ -26,6 +26,8 @@ public final class HTTPClientTransport: HTTPTransport {
 
   private let connections: Int
   private let waitOutDeadline: DeadlineWait
+  /// The app's own client, when it passed one; otherwise the process's pool.
+  private let ownClient: HTTPClient?
 
   /// `connections` is the most connections per host; `deadline` waits out each request's
   /// deadline (the wall clock unless a test passes one it controls).
@@ -35,13 +37,41 @@ public final class HTTPClientTransport: HTTPTransport {
   ) {
     self.connections = max(1, connections)
     self.waitOutDeadline = deadline
+    self.ownClient = nil
+  }
+
+  /// Sends through `client`, an app's own (a server that already has one): its pool,
+  /// timeouts and redirect rule are the app's, and the app shuts it down. Each request
+  /// still races its whole deadline.
+  public init(
+    client: HTTPClient, deadline: @escaping DeadlineWait = { try? await Task.sleep(for: .seconds($0)) }
+  ) {
+    self.connections = 0  // the client's own limit
+    self.waitOutDeadline = deadline
+    self.ownClient = client
+  }
+
+  /// What `wellflow`'s own clients are made with: no redirects, `idle` as the connect
+  /// and read timeout, decompression under the body limit, at most `connections` per host.
+  public static func configuration(idle: TimeInterval, connections: Int) -> HTTPClient.Configuration {
+    let milliseconds = Int64(min(max(idle, 0.001), 86_400) * 1_000)
+    var configuration = HTTPClient.Configuration(
+      redirectConfiguration: .disallow,
+      timeout: HTTPClient.Configuration.Timeout(
+        connect: .milliseconds(milliseconds), read: .milliseconds(milliseconds)),
+      decompression: .enabled(limit: .size(HTTPExchangeResponse.maxBodyBytes)))
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, connections)
+    // A refused connection is an answer (the row waits for the next sync, which has its
+    // own backoff), not something to retry until the deadline.
+    configuration.connectionPool.retryConnectionEstablishment = false
+    return configuration
   }
 
   public func send(_ request: HTTPExchangeRequest) async -> Result<HTTPExchangeResponse, HTTPTransportFailure>
   {
     let idle = max(request.idleTimeout.isFinite && request.idleTimeout > 0 ? request.idleTimeout : 15, 0.001)
     let deadline = request.deadline.isFinite && request.deadline > 0 ? request.deadline : idle
-    let client = ClientPool.client(idle: idle, connections: connections)
+    let client = ownClient ?? ClientPool.client(idle: idle, connections: connections)
     let waitOutDeadline = waitOutDeadline
     // Whichever ends first answers; the other is cancelled and awaited, so nothing of
     // the request outlives the call.
@@ -131,16 +161,9 @@ private enum ClientPool {
     return clients.withLock { clients in
       let key = Key(idleMilliseconds: milliseconds, connections: connections)
       if let client = clients[key] { return client }
-      var configuration = HTTPClient.Configuration(
-        redirectConfiguration: .disallow,
-        timeout: HTTPClient.Configuration.Timeout(
-          connect: .milliseconds(milliseconds), read: .milliseconds(milliseconds)),
-        decompression: .enabled(limit: .size(HTTPExchangeResponse.maxBodyBytes)))
-      configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections
-      // A refused connection is an answer (the row waits for the next sync, which has its
-      // own backoff), not something to retry until the deadline.
-      configuration.connectionPool.retryConnectionEstablishment = false
-      let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+      let client = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: HTTPClientTransport.configuration(idle: idle, connections: connections))
       clients[key] = client
       return client
     }
