@@ -166,7 +166,8 @@ let package = Package(
       name: "SyncURLSession", dependencies: ["Sync", "FlowKit"], path: "Modules/Sync/Sources/SyncURLSession"),
     // The document is compiled in, so the server answers GET /openapi.yaml wherever it runs.
     .target(
-      name: "ProgressContract", path: "Modules/ProgressAPI", sources: ["Sources/ProgressContract"],
+      name: "ProgressContract", dependencies: ["StrictJSON"], path: "Modules/ProgressAPI",
+      sources: ["Sources/ProgressContract"],
       resources: [.embedInCode("openapi.yaml")]),
     .target(
       name: "ProgressBackend",
@@ -268,8 +269,9 @@ let package = Package(
       name: "FlowKitTestingTests",
       dependencies: [
         "FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking",
-        // The guide's gratitude storage and its test host.
+        // The guide's gratitude storage and its test host; its sync and the server it syncs to.
         "Storage", "WellflowComposition", .product(name: "GRDB", package: "GRDB.swift"),
+        "Sync", "SyncHTTPClient", "ProgressBackend",
       ],
       resources: [.copy("Localization")]),
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),

@@ -17,6 +17,16 @@ public struct SQLiteGratitudeJournal: GratitudeJournal {
       try db.execute(
         sql: "INSERT INTO gratitude_lists (user_id, saved_at, items) VALUES (?, ?, ?)",
         arguments: [userID, date.timeIntervalSince1970, items.joined(separator: "\n")])
+      // Queued for the backend in the same transaction: the list and the outbox row are
+      // kept together or not at all. The payload is the object the backend keeps.
+      let payload = try JSONSerialization.data(
+        withJSONObject: ["items": items, "saved_at": date.ISO8601Format()], options: [.sortedKeys])
+      try OutboxRows.enqueue(
+        OutboxRow(
+          id: UUID(), userID: userID, entity: .gratitude, entityID: String(db.lastInsertedRowID),
+          operation: .create, payload: String(decoding: payload, as: UTF8.self), nextAttemptAt: date,
+          createdAt: date),
+        in: db)
     }
   }
 
@@ -44,6 +54,11 @@ public struct SQLiteGratitudeJournal: GratitudeJournal {
       }
     }
   }
+}
+
+extension OutboxEntity {
+  /// The outbox rows of saved lists (`GratitudeSync` sends them).
+  public static let gratitude = OutboxEntity(rawValue: "gratitude")
 }
 
 /// What the feature brings to the app's storage: its table, its journal over SQLite or in

@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// A value the server writes as JSON bytes directly: members in sorted order, as
 /// `JSONSerialization` with `.sortedKeys` would, without building a dictionary per row.
 public protocol JSONWritable {
@@ -39,6 +41,34 @@ public enum JSONText {
   public static func number(_ value: Double) -> String {
     if let whole = Int(exactly: value) { return String(whole) }
     return value.isFinite ? String(value) : "null"
+  }
+
+  /// `value` as canonical JSON text: object members sorted by name (by their UTF-8
+  /// bytes), no spaces, numbers as `number(_:)` writes them. Equal values give equal text,
+  /// whatever the key order or spacing they were sent with.
+  public static func appendCanonical(_ value: JSONValue, to bytes: inout [UInt8]) {
+    switch value {
+    case .null: bytes += "null".utf8
+    case .bool(let flag): bytes += (flag ? "true" : "false").utf8
+    case .number(let number): bytes += self.number(number).utf8
+    case .string(let text): appendString(text, to: &bytes)
+    case .array(let values):
+      bytes.append(UInt8(ascii: "["))
+      for (index, element) in values.enumerated() {
+        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        appendCanonical(element, to: &bytes)
+      }
+      bytes.append(UInt8(ascii: "]"))
+    case .object(let members):
+      bytes.append(UInt8(ascii: "{"))
+      for (index, name) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        .enumerated()
+      {
+        appendName(name, first: index == 0, to: &bytes)
+        appendCanonical(members[name]!, to: &bytes)
+      }
+      bytes.append(UInt8(ascii: "}"))
+    }
   }
 
   /// `"name":` (after a comma unless it is the first member).

@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 
 /// A progress row as the backend returns it (`GET /api/v1/progress`). `loggedAt` and `entryID` are
 /// the instant and client id the row was sent with, when the client gave them.
@@ -61,6 +62,22 @@ public struct JournalRecord: Sendable, Hashable, Codable {
     self.secondaryCurriculumID = secondaryCurriculumID
     self.strategyID = strategyID
     self.initiatedBy = initiatedBy
+  }
+}
+
+/// A row of a generic resource (`GET /api/v1/resources/{resource}`): the backend's id and
+/// the JSON object the feature sent, as the server keeps it (canonical JSON).
+public struct ResourceRecord: Sendable, Equatable, Codable {
+  public var id: String
+  public var body: [String: JSONValue]
+
+  public enum CodingKeys: String, CodingKey, CaseIterable {
+    case id, body
+  }
+
+  public init(id: String, body: [String: JSONValue]) {
+    self.id = id
+    self.body = body
   }
 }
 

@@ -308,6 +308,16 @@ public protocol ProgressAPI: Sendable {
   /// (not one well-formed result per item); a backend without the endpoint answers
   /// 404 or 405 (`meansNoBatchEndpoint`).
   func batch(_ items: [ProgressBatchItem]) async throws(ProgressAPIError) -> [ProgressBatchResult]
+  /// A feature's own rows (`/api/v1/resources/{resource}`): `resource` is a
+  /// `ResourceName`, `body` a JSON object the server keeps as it is.
+  func createResource(_ resource: String, body: Data, idempotencyKey: String?) async throws(ProgressAPIError)
+    -> ResourceRecord
+  func updateResource(_ resource: String, id: String, body: Data, idempotencyKey: String?)
+    async throws(ProgressAPIError) -> ResourceRecord
+  func deleteResource(_ resource: String, id: String, idempotencyKey: String?) async throws(ProgressAPIError)
+  /// A page of the user's rows of `resource`, oldest first (only `limit` and `offset` count).
+  func listResource(_ resource: String, _ query: ListQuery) async throws(ProgressAPIError)
+    -> Page<ResourceRecord>
 }
 
 extension ProgressAPI {
@@ -315,5 +325,31 @@ extension ProgressAPI {
   /// send single calls instead.
   public func batch(_ items: [ProgressBatchItem]) async throws(ProgressAPIError) -> [ProgressBatchResult] {
     throw .unexpected(status: 404, message: "no batch endpoint")
+  }
+
+  // An API without generic resources answers like a backend without the endpoint.
+
+  public func createResource(_ resource: String, body: Data, idempotencyKey: String?)
+    async throws(ProgressAPIError) -> ResourceRecord
+  {
+    throw .unexpected(status: 404, message: "no resources endpoint")
+  }
+
+  public func updateResource(_ resource: String, id: String, body: Data, idempotencyKey: String?)
+    async throws(ProgressAPIError) -> ResourceRecord
+  {
+    throw .unexpected(status: 404, message: "no resources endpoint")
+  }
+
+  public func deleteResource(_ resource: String, id: String, idempotencyKey: String?)
+    async throws(ProgressAPIError)
+  {
+    throw .unexpected(status: 404, message: "no resources endpoint")
+  }
+
+  public func listResource(_ resource: String, _ query: ListQuery) async throws(ProgressAPIError)
+    -> Page<ResourceRecord>
+  {
+    throw .unexpected(status: 404, message: "no resources endpoint")
   }
 }

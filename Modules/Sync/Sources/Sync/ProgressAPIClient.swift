@@ -76,6 +76,41 @@ public final class ProgressAPIClient: ProgressAPI {
     try decode(await send("GET", APIPath.journal, query: query.queryItems, expect: [200]))
   }
 
+  public func createResource(_ resource: String, body: Data, idempotencyKey: String?)
+    async throws(ProgressAPIError) -> ResourceRecord
+  {
+    try decode(
+      await send(
+        "POST", APIPath.resource(escaped(resource)), body: body, idempotencyKey: idempotencyKey, expect: [201]
+      ))
+  }
+
+  public func updateResource(_ resource: String, id: String, body: Data, idempotencyKey: String?)
+    async throws(ProgressAPIError) -> ResourceRecord
+  {
+    try decode(
+      await send(
+        "PUT", APIPath.resource(escaped(resource), id: escaped(id)), body: body,
+        idempotencyKey: idempotencyKey,
+        expect: [200]))
+  }
+
+  public func deleteResource(_ resource: String, id: String, idempotencyKey: String?)
+    async throws(ProgressAPIError)
+  {
+    _ = try await send(
+      "DELETE", APIPath.resource(escaped(resource), id: escaped(id)), idempotencyKey: idempotencyKey,
+      expect: [204, 200])
+  }
+
+  public func listResource(_ resource: String, _ query: ListQuery) async throws(ProgressAPIError)
+    -> Page<ResourceRecord>
+  {
+    let paging = ListQuery(limit: query.limit, offset: query.offset)
+    return try decode(
+      await send("GET", APIPath.resource(escaped(resource)), query: paging.queryItems, expect: [200]))
+  }
+
   public func batch(_ items: [ProgressBatchItem]) async throws(ProgressAPIError) -> [ProgressBatchResult] {
     guard !items.isEmpty else { return [] }
     guard items.count <= ProgressBatchItem.maxPerBatch else {

@@ -80,6 +80,32 @@ public struct SyncResource: Sendable {
   }
 }
 
+extension SyncResource {
+  /// A feature's rows on the backend's generic resource `name` (`/api/v1/resources/{name}`,
+  /// a `ResourceName`): created, changed and deleted as `.changing` rows are, counted by
+  /// `backend.<name>.count`. `body` turns a row into the JSON object the server keeps; no
+  /// route, contract or client change is needed for a new one.
+  public static func generic(
+    entity: OutboxEntity, name: String, body: @escaping @Sendable (OutboxRow) -> Data
+  ) -> SyncResource {
+    precondition(ResourceName.isValid(name), "\"\(name)\" is not a resource name (\(ResourceName.pattern))")
+    return SyncResource(
+      entity: entity, path: APIPath.resource(name),
+      writes: .changing(
+        create: { api, body, key throws(ProgressAPIError) in
+          try await api.createResource(name, body: body, idempotencyKey: key).id
+        },
+        update: { api, id, body, key throws(ProgressAPIError) in
+          try await api.updateResource(name, id: id, body: body, idempotencyKey: key).id
+        },
+        delete: { api, id, key throws(ProgressAPIError) in
+          try await api.deleteResource(name, id: id, idempotencyKey: key)
+        }, batch: nil),
+      body: body,
+      count: { api throws(ProgressAPIError) in try await api.listResource(name, ListQuery(limit: 1)).total })
+  }
+}
+
 /// What a resource's pull is given.
 public struct SyncPullContext: Sendable {
   public var api: any ProgressAPI

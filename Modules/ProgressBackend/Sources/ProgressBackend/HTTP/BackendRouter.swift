@@ -26,7 +26,8 @@ enum BackendRouter {
   static let routes: [(path: [Substring], methods: [String])] = [
     (APIPath.progress, ["GET", "POST"]), (APIPath.progressBatch, ["POST"]),
     (APIPath.progressItem, ["GET", "PUT", "DELETE"]), (APIPath.journal, ["GET", "POST"]),
-    (APIPath.events, ["POST"]),
+    (APIPath.events, ["POST"]), (APIPath.resource, ["GET", "POST"]),
+    (APIPath.resourceItem, ["PUT", "DELETE"]),
   ].map { ($0.split(separator: "/"), $1) }
 
   /// The methods the API path `parts` takes; nil when it is no API path. `{…}` in a
@@ -75,6 +76,7 @@ enum BackendRouter {
       JournalController(store: settings.store, catalog: settings.catalog).routes,
       atPath: RouterPath(APIPath.journal))
     api.addRoutes(EventsController(store: settings.store).routes, atPath: RouterPath(APIPath.events))
+    api.addRoutes(ResourcesController(store: settings.store).routes, atPath: RouterPath(APIPath.resources))
     return router
   }
 

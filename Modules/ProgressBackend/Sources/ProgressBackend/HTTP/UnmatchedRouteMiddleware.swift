@@ -36,6 +36,14 @@ struct UnmatchedRouteMiddleware: RouterMiddleware {
     if allow == BackendRouter.methods(of: APIPath.progressItem.split(separator: "/")) {
       _ = try ProgressController.id(String(parts[parts.count - 1]))
     }
+    // A resource's paths are checked as their routes check them: the name, then the id.
+    let resourceParts = APIPath.resources.split(separator: "/")
+    if parts.count > resourceParts.count, Array(parts.prefix(resourceParts.count)) == resourceParts {
+      _ = try ResourcesController.name(String(parts[resourceParts.count]))
+      if parts.count == resourceParts.count + 2 {
+        _ = try ProgressController.id(String(parts[parts.count - 1]))
+      }
+    }
     throw Refusal.notAllowed(method: method, path: path, allow: allow)
   }
 }

@@ -18,6 +18,9 @@ protocol BackendStore: Sendable {
   func progress(id: String, userID: String) async throws -> ProgressRecord?
   /// A page of the user's journal rows in date order, and how many match in all.
   func journalPage(userID: String, page: PageRequest) async throws -> Page<JournalRecord>
+  /// A page of the user's rows of a generic resource, in the order they were created, and
+  /// how many there are in all.
+  func resourcePage(userID: String, resource: String, page: PageRequest) async throws -> Page<StoredResource>
 }
 
 extension BackendStore {
@@ -72,6 +75,12 @@ protocol BackendTransaction {
   /// False when the user has no row `id`.
   func deleteProgress(id: String, userID: String) throws -> Bool
   func insertJournal(id: String, userID: String, _ input: JournalInput) throws
+  /// Adds a row of a generic resource; `body` is canonical JSON.
+  func insertResource(id: String, userID: String, resource: String, body: String) throws
+  /// False when the user has no row `id` of `resource`.
+  func updateResource(id: String, userID: String, resource: String, body: String) throws -> Bool
+  /// False when the user has no row `id` of `resource`.
+  func deleteResource(id: String, userID: String, resource: String) throws -> Bool
   /// Adds analytics events, each one line of an events file (a JSON object).
   func insertEvents(_ lines: [String]) throws
 }

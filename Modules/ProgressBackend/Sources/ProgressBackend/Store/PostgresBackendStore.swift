@@ -121,6 +121,23 @@ final class PostgresBackendStore: BackendStore {
         """
       ]
     ),
+    (
+      4,
+      [
+        // Generic resources (/api/v1/resources/{resource}): a feature's rows as canonical
+        // JSON text (text, not jsonb: jsonb refuses \u0000 and reorders nothing we need).
+        """
+        CREATE TABLE resources (
+          seq bigserial PRIMARY KEY,
+          id text NOT NULL UNIQUE,
+          user_id text NOT NULL,
+          resource text NOT NULL,
+          body text NOT NULL
+        )
+        """,
+        "CREATE INDEX resources_by_user ON resources (user_id, resource, seq)",
+      ]
+    ),
   ]
 
   /// Brings the schema up to date. Processes starting together take turns on an advisory
@@ -259,6 +276,28 @@ final class PostgresBackendStore: BackendStore {
     }
   }
 
+  func resourcePage(userID: String, resource: String, page: PageRequest) async throws -> Page<StoredResource>
+  {
+    try await connections.withConnection { connection in
+      let total =
+        try await Self.one(
+          Int.self,
+          connection.query(
+            "SELECT COUNT(*) FROM resources WHERE user_id = \(userID) AND resource = \(resource)",
+            logger: logger)) ?? 0
+      var entries: [StoredResource] = []
+      for try await row in try await connection.query(
+        """
+        SELECT id, body FROM resources WHERE user_id = \(userID) AND resource = \(resource)
+        ORDER BY seq LIMIT \(page.limit) OFFSET \(page.offset)
+        """, logger: logger
+      ).decode((String, String).self) {
+        entries.append(StoredResource(id: row.0, body: row.1))
+      }
+      return Page(entries: entries, total: total, limit: page.limit, offset: page.offset)
+    }
+  }
+
   /// The WHERE clause of a user's rows (of `type`, within the page's dates) and its binds.
   private static func filter(userID: String, type: String?, page: PageRequest) -> (
     sql: String, binds: PostgresBindings
@@ -369,6 +408,29 @@ final class PostgresBackendStore: BackendStore {
         VALUES (\(id), \(userID), \(input.createdAt), \(input.date), \(input.curriculumID),
           \(input.secondaryCurriculumID), \(input.strategyID), \(input.initiatedBy))
         """)
+    }
+
+    func insertResource(id: String, userID: String, resource: String, body: String) throws {
+      try run(
+        """
+        INSERT INTO resources (id, user_id, resource, body)
+        VALUES (\(id), \(userID), \(resource), \(body))
+        """)
+    }
+
+    func updateResource(id: String, userID: String, resource: String, body: String) throws -> Bool {
+      let result = try run(
+        """
+        UPDATE resources SET body = \(body)
+        WHERE id = \(id) AND user_id = \(userID) AND resource = \(resource)
+        """)
+      return (result.metadata.rows ?? 0) > 0
+    }
+
+    func deleteResource(id: String, userID: String, resource: String) throws -> Bool {
+      let result = try run(
+        "DELETE FROM resources WHERE id = \(id) AND user_id = \(userID) AND resource = \(resource)")
+      return (result.metadata.rows ?? 0) > 0
     }
 
     func insertEvents(_ lines: [String]) throws {

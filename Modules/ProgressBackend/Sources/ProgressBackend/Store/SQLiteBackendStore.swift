@@ -93,6 +93,20 @@ final class SQLiteBackendStore: BackendStore {
       // Analytics events from apps (POST /api/v1/events), each one line of an events file.
       try db.execute(sql: "CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, data TEXT NOT NULL)")
     }
+    migrator.registerMigration("v5: resources") { db in
+      // Generic resources (/api/v1/resources/{resource}): a feature's rows as canonical JSON.
+      try db.execute(
+        sql: """
+          CREATE TABLE resources (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            resource TEXT NOT NULL,
+            body TEXT NOT NULL
+          );
+          CREATE INDEX resources_by_user ON resources(user_id, resource, seq);
+          """)
+    }
     return migrator
   }
 
@@ -175,6 +189,24 @@ final class SQLiteBackendStore: BackendStore {
             strategyID: row[4],
             initiatedBy: row[5]))
       }
+      return Page(entries: entries, total: total, limit: page.limit, offset: page.offset)
+    }
+  }
+
+  func resourcePage(userID: String, resource: String, page: PageRequest) async throws -> Page<StoredResource>
+  {
+    try await writer.read { db in
+      let total = try Int.fetchOne(
+        db.cachedStatement(sql: "SELECT COUNT(*) FROM resources WHERE user_id = ? AND resource = ?"),
+        arguments: [userID, resource])!
+      let rows = try Row.fetchCursor(
+        db.cachedStatement(
+          sql: """
+            SELECT id, body FROM resources WHERE user_id = ? AND resource = ?
+            ORDER BY seq LIMIT ? OFFSET ?
+            """), arguments: [userID, resource, page.limit, page.offset])
+      var entries: [StoredResource] = []
+      while let row = try rows.next() { entries.append(StoredResource(id: row[0], body: row[1])) }
       return Page(entries: entries, total: total, limit: page.limit, offset: page.offset)
     }
   }
@@ -273,6 +305,25 @@ final class SQLiteBackendStore: BackendStore {
           id, userID, input.createdAt, input.date, input.curriculumID, input.secondaryCurriculumID,
           input.strategyID, input.initiatedBy,
         ])
+    }
+
+    func insertResource(id: String, userID: String, resource: String, body: String) throws {
+      try db.cachedStatement(sql: "INSERT INTO resources (id, user_id, resource, body) VALUES (?, ?, ?, ?)")
+        .execute(arguments: [id, userID, resource, body])
+    }
+
+    func updateResource(id: String, userID: String, resource: String, body: String) throws -> Bool {
+      try db.cachedStatement(
+        sql: "UPDATE resources SET body = ? WHERE id = ? AND user_id = ? AND resource = ?"
+      )
+      .execute(arguments: [body, id, userID, resource])
+      return db.changesCount > 0
+    }
+
+    func deleteResource(id: String, userID: String, resource: String) throws -> Bool {
+      try db.cachedStatement(sql: "DELETE FROM resources WHERE id = ? AND user_id = ? AND resource = ?")
+        .execute(arguments: [id, userID, resource])
+      return db.changesCount > 0
     }
 
     func insertEvents(_ lines: [String]) throws {

@@ -19,6 +19,11 @@ struct Refusal: Error {
     Refusal(status: 404, code: "not_found", message: "no progress entry \(id)")
   }
 
+  /// No row `id` of the user's `resource`.
+  static func noRow(_ resource: String, _ id: String) -> Refusal {
+    Refusal(status: 404, code: "not_found", message: "no \(resource) row \(id)")
+  }
+
   static func noEndpoint(method: String, path: String) -> Refusal {
     Refusal(status: 404, code: "not_found", message: "no such endpoint: \(method) \(path)")
   }

@@ -8,6 +8,10 @@ enum WriteAction: Sendable {
   case deleteProgress(id: String)
   case createJournal(JournalInput)
   case recordEvents(EventsInput)
+  /// A generic resource's row; `body` is canonical JSON (see `ResourcesController`).
+  case createResource(String, body: String)
+  case updateResource(String, id: String, body: String)
+  case deleteResource(String, id: String)
 
   /// Inside a write transaction: does it and answers as the API does.
   func apply(userID: String, in store: any BackendTransaction) throws -> BackendResponse {
@@ -38,6 +42,20 @@ enum WriteAction: Sendable {
     case .recordEvents(let input):
       try store.insertEvents(input.lines(userID: userID))
       return BackendResponse(status: 201, body: WireJSON.eventsAccepted(input.events.count))
+    case .createResource(let resource, let body):
+      let id = UUID().uuidString.lowercased()
+      try store.insertResource(id: id, userID: userID, resource: resource, body: body)
+      return BackendResponse(status: 201, body: WireJSON.data(StoredResource(id: id, body: body)))
+    case .updateResource(let resource, let id, let body):
+      guard try store.updateResource(id: id, userID: userID, resource: resource, body: body) else {
+        return Refusal.noRow(resource, id).response
+      }
+      return BackendResponse(status: 200, body: WireJSON.data(StoredResource(id: id, body: body)))
+    case .deleteResource(let resource, let id):
+      guard try store.deleteResource(id: id, userID: userID, resource: resource) else {
+        return Refusal.noRow(resource, id).response
+      }
+      return BackendResponse(status: 204, body: Data())
     }
   }
 }
