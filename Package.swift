@@ -47,7 +47,7 @@ let package = Package(
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .library(name: "FlowHTML", targets: ["FlowHTML"]),
     // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
-    .library(name: "WellflowCore", targets: ["WellflowCore"]),
+    .library(name: "WellflowCore", targets: ["WellflowCore", "YAMLTree"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -192,13 +192,18 @@ let package = Package(
       ],
       path: "Modules/WellflowComposition/Sources/WellflowComposition"
     ),
+    // YAML read into positioned values, positioned problems and "did you mean": what script
+    // and experiment files are read with, knowing nothing of scripts. libyaml's events only
+    // (Yams's C parser), so nothing is expanded.
+    .target(
+      name: "YAMLTree", dependencies: [.product(name: "Yams", package: "Yams")],
+      path: "Apps/Wellflow/Sources/YAMLTree"),
     .target(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
-        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON",
-        .product(name: "Yams", package: "Yams"),
+        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON", "YAMLTree",
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
         // A command's configuration is its options, declared once (`ExploreConfiguration`).
@@ -305,12 +310,13 @@ let package = Package(
         "WellflowComposition", "FlowKit", "FlowKitTesting", "Onboarding", "CheckInFlow", "Journal",
         "MoodTracking", "Reminders", "Storage", "Sync", "MoodTrackingSync",
       ]),
+    .testTarget(name: "YAMLTreeTests", dependencies: ["YAMLTree"]),
     .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
         "WellflowCore", "WellflowPreview", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments",
         "ProgressBackend", "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
-        "StrictJSON", "PythonSupport",
+        "StrictJSON", "PythonSupport", "YAMLTree",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -49,6 +49,21 @@ struct CommandOptionsTests {
     #expect(RunConfiguration(paths: ["-a.yaml"]).paths == ["-a.yaml"], "paths are never options")
   }
 
+  @Test func playsOptionsReachItsConfigurationAndItsInitializerGivesTheSame() throws {
+    let play = try PlayConfiguration.parse([
+      "checkin", "--variant", "quick", "--experiments", "e.yaml", "--locale", "de", "--format", "json",
+    ])
+    #expect(play.flow == "checkin" && play.variant == "quick" && play.locale == "de" && play.json)
+    #expect(play.experimentsPath == "e.yaml" && play.sources.user == "user-1")
+    let given = PlayConfiguration(
+      flow: "checkin", variant: "quick", experimentsPath: "e.yaml", locale: "de", json: true)
+    #expect(given.flow == play.flow && given.variant == play.variant && given.locale == play.locale)
+    #expect(given.experimentsPath == play.experimentsPath && given.format == play.format)
+    let defaults = PlayConfiguration(flow: "-checkin")
+    #expect(defaults.flow == "-checkin" && defaults.format == .text && defaults.variant == nil)
+    #expect(defaults.experimentsPath == nil && defaults.locale == nil)
+  }
+
   @Test func aWorkerSliceIsCheckedWhenParsed() throws {
     #expect(
       refusal(RunConfiguration.self, ["a.yaml", "--worker", "bad"]) == "--worker takes FIRST:LAST:OUTPUTS:DIR"

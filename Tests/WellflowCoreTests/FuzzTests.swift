@@ -3,6 +3,7 @@ import FlowKit
 import Foundation
 import Testing
 import WellflowCore
+import YAMLTree
 
 /// Seeded fuzzing of the two loaders `wellflow run` reads user files with: thousands of
 /// mutants of the example scripts and experiment files (see `Mutator`), each loaded, and

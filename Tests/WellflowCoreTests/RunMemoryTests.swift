@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import Testing
+import YAMLTree
 
 @testable import WellflowCore
 

@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import PythonSupport
 import Testing
+import YAMLTree
 
 @testable import WellflowCore
 

@@ -1,4 +1,5 @@
 import FlowKit
+import YAMLTree
 
 /// `--data-dir` of `run` and `export`: a folder name the file system reads up to its
 /// first NUL (`data\0x` would be `data`), so one holding a control character is refused.

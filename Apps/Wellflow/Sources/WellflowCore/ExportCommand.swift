@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import Storage
 import WellflowComposition
+import YAMLTree
 
 /// Everything `wellflow export` takes.
 public struct ExportConfiguration: Sendable {

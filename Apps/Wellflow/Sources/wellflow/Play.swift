@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-enum PlayFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+/// The command is its configuration: every option is declared once, in WellflowCore.
+typealias Play = PlayConfiguration
 
-struct Play: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+extension Play: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "play",
     abstract: "Run one flow by hand in the terminal, in a fresh in-memory app.",
     discussion: """
@@ -29,27 +30,11 @@ struct Play: AsyncParsableCommand {
         printf 'tap continue\\ntap continue\\n' | wellflow play onboarding
       """)
 
-  @Argument(help: "The flow to play (see `wellflow flows`).")
-  var flow: String
-
-  @Option(help: "The variant to play; the flow's default (or the experiment's choice) when omitted.")
-  var variant: String?
-
-  @OptionGroup var sources: VariantOptions
-
-  @Option(help: "The language screens show in: en (the default) or de.")
-  var locale: String?
-
-  @Option(
-    help: "How screens are printed: text, or json (one line each, with accessibility labels and values).")
-  var format: PlayFormat = .text
-
   @MainActor
-  func run() async throws {
+  public func run() async throws {
     let loaded = try sources.load()
-    let configuration = PlayConfiguration(
-      flow: flow, variant: sources.variant(variant, of: flow, in: loaded), locale: locale,
-      json: format == .json)
+    var configuration = self
+    configuration.variant = sources.variant(variant, of: flow, in: loaded)
     // At a terminal the line editor shows the prompt and keeps a history (arrow keys);
     // from a pipe each command is echoed instead.
     let code: Int32

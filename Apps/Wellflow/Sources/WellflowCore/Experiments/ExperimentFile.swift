@@ -2,6 +2,7 @@ import Experiments
 import FlowKit
 import Foundation
 import StrictJSON
+import YAMLTree
 
 /// A flow variant an experiment file declares without code: an ordered subset of the
 /// flow's steps.

@@ -2,6 +2,7 @@ import Experiments
 import FlowKit
 import Foundation
 import StrictJSON
+import YAMLTree
 
 /// A GrowthBook SDK payload (`{"features": {…}}`, unencrypted, as GrowthBook's API serves
 /// it), checked against the registered flows. A feature named `wellflow.<flow>` whose value

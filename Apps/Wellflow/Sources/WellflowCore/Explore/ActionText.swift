@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 extension UserAction {
   /// The action as `wellflow play` reads it and graphs label it: `select labels calm,proud`.

@@ -1,30 +1,47 @@
+import ArgumentParser
 import Experiments
 import FlowKit
 import Foundation
 import WellflowComposition
 
-public struct PlayConfiguration: Sendable {
+/// Everything `wellflow play` takes, declared once: the command line parses it.
+public struct PlayConfiguration: ParsableArguments, Sendable {
+  /// Screens as text, or as one line of JSON each with accessibility labels and value texts.
+  public enum Format: String, CaseIterable, Sendable, ExpressibleByArgument { case text, json }
+
+  @Argument(help: "The flow to play (see `wellflow flows`).")
   public var flow: String
+
+  @Option(help: "The variant to play; the flow's default (or the experiment's choice) when omitted.")
   public var variant: String?
+
   /// `--experiments FILE`: its declared variants can be played; its experiments choose
   /// the variant when none is given.
-  public var experimentsPath: String?
-  /// The language screens show in; nil is English.
-  public var locale: String?
-  /// Screens as text (the default) or as one line of JSON each, with accessibility labels
-  /// and value texts.
-  public var json = false
+  @OptionGroup public var sources: VariantOptions
 
+  @Option(help: "The language screens show in: en (the default) or de.")
+  public var locale: String?
+
+  @Option(
+    help: "How screens are printed: text, or json (one line each, with accessibility labels and values).")
+  public var format: Format = .text
+
+  public init() {}
+
+  /// The defaults for `flow`, as `wellflow play FLOW` gives them, with the values given.
   public init(
     flow: String, variant: String? = nil, experimentsPath: String? = nil, locale: String? = nil,
     json: Bool = false
   ) {
-    self.flow = flow
+    self = .parsed(["--", flow])
     self.variant = variant
-    self.experimentsPath = experimentsPath
+    self.sources.experiments = experimentsPath
     self.locale = locale
-    self.json = json
+    self.format = json ? .json : .text
   }
+
+  public var experimentsPath: String? { sources.experiments }
+  public var json: Bool { format == .json }
 }
 
 /// `wellflow play`: one flow by hand, in a fresh in-memory app. It draws the screen with
@@ -51,7 +68,9 @@ public enum PlayCommand {
     do {
       let chosen: FlowRegistry
       var assigner: ExperimentAssigner?
-      if let registry, configuration.experimentsPath == nil {
+      // A registry given is the variant files already read (the command line reads them
+      // for `--variant`'s default), so they are not read again.
+      if let registry {
         chosen = registry
       } else {
         guard

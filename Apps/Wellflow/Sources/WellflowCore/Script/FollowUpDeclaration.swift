@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 /// A context check-in declared in a file under `followUps:` (a script or an experiment
 /// file): after flow `after` ends with `outcome`, when every query in `when` matches,

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 /// A validated script, ready to run: every sub-script is loaded and every id checked.
 public struct Script: Sendable {

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 extension ScriptLoader {
   mutating func checkElement(_ id: String, at position: SourcePosition, allowAlertButtons: Bool) {

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 extension ScriptLoader {
   mutating func conditions(_ node: YNode) -> [Condition] {

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 extension ScriptLoader {
   /// Context check-ins under `followUps:`: a list of `{id?, after, outcome?, when?, present}`.

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 extension ScriptLoader {
   /// The longest single `advance`: a hundred years in any unit.

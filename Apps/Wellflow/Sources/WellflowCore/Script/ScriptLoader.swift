@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import WellflowComposition
+import YAMLTree
 
 /// Reads a script and every sub-script it runs, checking every name against the
 /// vocabulary. All problems are collected, one `file:line:column: message` each.

@@ -4,6 +4,7 @@ import Foundation
 import Sync
 import SyncHTTPClient
 import WellflowComposition
+import YAMLTree
 
 /// How one step went.
 public struct StepResult: Sendable, Codable, Equatable {

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 /// `- open: NOTIFICATION`: the person opens the latest delivered, unopened notification
 /// with this id.

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import YAMLTree
 
 /// A script command: its name, the value it takes, its static checks (run when the script
 /// is loaded), its schema and its run. A loaded step holds one, with its checked value.

@@ -35,10 +35,10 @@ public struct ScriptProblem: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 /// A YAML value with its position, after `${VAR}` substitution and type resolution.
-struct YNode: Sendable {
-  typealias Entry = (key: String, keyPosition: SourcePosition, value: YNode)
+package struct YNode: Sendable {
+  package typealias Entry = (key: String, keyPosition: SourcePosition, value: YNode)
 
-  indirect enum Value: Sendable {
+  package indirect enum Value: Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -47,15 +47,22 @@ struct YNode: Sendable {
     case map([(key: String, keyPosition: SourcePosition, value: YNode)])
   }
 
-  var value: Value
-  var position: SourcePosition
+  package var value: Value
+  package var position: SourcePosition
   /// The scalar's text as written (after substitution), for messages and for option
   /// ids, which compare as text.
-  var text: String
+  package var text: String
   /// A plain (unquoted) scalar, whose type is read from its text.
-  var isPlain = false
+  package var isPlain = false
 
-  var typeName: String {
+  package init(value: Value, position: SourcePosition, text: String, isPlain: Bool = false) {
+    self.value = value
+    self.position = position
+    self.text = text
+    self.isPlain = isPlain
+  }
+
+  package var typeName: String {
     switch value {
     case .null: "null"
     case .bool: "a boolean"
@@ -67,7 +74,7 @@ struct YNode: Sendable {
   }
 
   /// The value quoted for an error message.
-  var quoted: String {
+  package var quoted: String {
     switch value {
     case .list, .map: typeName
     default: "'\(clipped(text))'"
@@ -75,32 +82,32 @@ struct YNode: Sendable {
   }
 
   /// The type with the value quoted, for "got …" in messages: `text 'high'`, `a list`.
-  var described: String {
+  package var described: String {
     switch value {
     case .null, .list, .map: typeName
     default: "\(typeName) '\(clipped(text))'"
     }
   }
 
-  var string: String? {
+  package var string: String? {
     if case .string(let string) = value { return string }
     return nil
   }
 
   /// Text for a scalar of any type (option ids and typed text compare as text).
-  var scalarText: String? {
+  package var scalarText: String? {
     switch value {
     case .string, .number, .bool: text
     default: nil
     }
   }
 
-  var entries: [(key: String, keyPosition: SourcePosition, value: YNode)]? {
+  package var entries: [(key: String, keyPosition: SourcePosition, value: YNode)]? {
     if case .map(let entries) = value { return entries }
     return nil
   }
 
-  var items: [YNode]? {
+  package var items: [YNode]? {
     if case .list(let items) = value { return items }
     return nil
   }
@@ -111,22 +118,22 @@ struct YNode: Sendable {
 /// `maxDepth` and files past `maxBytes` are refused at their own line and column, in
 /// time and memory linear in the file's size. Plain scalars keep their text so `${NAME}`
 /// can be replaced before their type is read (`substituted(_:)`).
-struct YAMLReader {
+package struct YAMLReader {
   /// Deeper than any script needs, shallow enough that no reader recursion can overflow.
-  static let maxDepth = 64
-  static let maxBytes = 4 << 20
+  package static let maxDepth = 64
+  package static let maxBytes = 4 << 20
   /// A file with more problems than this stops being read.
-  static let maxProblems = 50
+  package static let maxProblems = 50
 
-  let file: String
-  private(set) var problems: [ScriptProblem] = []
+  package let file: String
+  package private(set) var problems: [ScriptProblem] = []
 
-  init(file: String) {
+  package init(file: String) {
     self.file = file
   }
 
   /// Reads the file at `file`; `position` is where a caller named it (for "cannot read").
-  mutating func readFile(what: String, namedAt position: SourcePosition? = nil) -> YNode? {
+  package mutating func readFile(what: String, namedAt position: SourcePosition? = nil) -> YNode? {
     let at = position ?? SourcePosition(file: file, line: 1, column: 1)
     // `stat` itself: FileManager's attributes also look up the owner's and group's names.
     var info = stat()
@@ -146,9 +153,9 @@ struct YAMLReader {
     return read(data)
   }
 
-  mutating func read(_ text: String) -> YNode? { read(Data(text.utf8)) }
+  package mutating func read(_ text: String) -> YNode? { read(Data(text.utf8)) }
 
-  mutating func read(_ data: Data) -> YNode? {
+  package mutating func read(_ data: Data) -> YNode? {
     checkCharacters(data)
     guard problems.isEmpty else { return nil }
     return data.withUnsafeBytes { bytes in
@@ -227,7 +234,7 @@ struct YAMLReader {
     }
   }
 
-  static func codePoint(_ scalar: Unicode.Scalar) -> String {
+  package static func codePoint(_ scalar: Unicode.Scalar) -> String {
     "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
   }
 
@@ -317,7 +324,7 @@ struct YAMLReader {
 
   /// YAML 1.2 core schema for plain scalars; everything else is text (so `2026-03-02T08:00`
   /// and `yes` stay text). Numbers are finite; `.inf` and `.nan` stay text.
-  static func resolvePlain(_ text: String) -> YNode.Value {
+  package static func resolvePlain(_ text: String) -> YNode.Value {
     switch text {
     case "", "~", "null", "Null", "NULL": return .null
     case "true", "True", "TRUE": return .bool(true)
@@ -342,7 +349,7 @@ struct YAMLReader {
 extension YNode {
   /// The node with `${NAME}` replaced in every scalar, plain scalars typed again after
   /// the replacement (so an unquoted `${SCORE}` can stand for a number).
-  func substituted(_ variables: [String: String], problems: inout [ScriptProblem]) -> YNode {
+  package func substituted(_ variables: [String: String], problems: inout [ScriptProblem]) -> YNode {
     switch value {
     case .list(let items):
       var copy = self
@@ -533,7 +540,7 @@ private final class EventReader {
 }
 
 /// A value as an error message quotes it: control characters escaped, long text cut.
-func clipped(_ text: String, limit: Int = 80) -> String {
+package func clipped(_ text: String, limit: Int = 80) -> String {
   // Short printable ASCII, the usual case, is returned as it is.
   if text.utf8.count <= limit, text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return text }
   var result = ""
@@ -556,7 +563,7 @@ func clipped(_ text: String, limit: Int = 80) -> String {
 }
 
 extension String {
-  func leftPadded(to width: Int) -> String {
+  package func leftPadded(to width: Int) -> String {
     count >= width ? self : String(repeating: "0", count: width - count) + self
   }
 }

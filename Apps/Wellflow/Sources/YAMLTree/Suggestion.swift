@@ -1,7 +1,7 @@
 import Foundation
 
 /// " (did you mean 'continue'?)" when a known name is one or two edits away.
-func suggestion(_ name: String, among candidates: [String]) -> String {
+package func suggestion(_ name: String, among candidates: [String]) -> String {
   // Ids are short; a long name is no typo of one, and comparing it would cost its length
   // times every candidate's.
   guard name.count <= 64 else { return "" }
@@ -12,7 +12,7 @@ func suggestion(_ name: String, among candidates: [String]) -> String {
   return " (did you mean '\(clipped(best.0))'?)"
 }
 
-func editDistance(_ a: String, _ b: String) -> Int {
+package func editDistance(_ a: String, _ b: String) -> Int {
   let a = Array(a)
   let b = Array(b)
   if a.isEmpty { return b.count }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension YNode.Value {
-  var isNull: Bool {
+  package var isNull: Bool {
     if case .null = self { return true }
     return false
   }
@@ -9,7 +9,7 @@ extension YNode.Value {
 
 extension YNode {
   /// A compact one-line rendering of a node for transcripts: `{screen: onboarding.welcome}`.
-  var summaryText: String {
+  package var summaryText: String {
     switch value {
     case .null: "null"
     case .bool, .number: text
