@@ -74,8 +74,13 @@ struct ReportSQL {
     do {
       // Names from the experiment file are quoted by `literal`, which needs standard
       // strings (a backslash is a backslash): set here, whatever the server's default.
+      // The temporary tables hold about one row per exposed user's later event: in memory
+      // they are not written out and read back (temp_buffers counts before the first one
+      // is touched; the connection is this report's). Sorts and hashes of a few million
+      // rows stay in memory too (the server's memory, not this process's).
       try await execute(
-        "BEGIN ISOLATION LEVEL REPEATABLE READ", "SET LOCAL standard_conforming_strings = on", on: connection)
+        "SET temp_buffers = '256MB'", "BEGIN ISOLATION LEVEL REPEATABLE READ",
+        "SET LOCAL standard_conforming_strings = on", "SET LOCAL work_mem = '256MB'", on: connection)
       let gathered = try await gather(connection)
       try await execute("ROLLBACK", on: connection)
       return gathered
@@ -101,6 +106,18 @@ struct ReportSQL {
     (CASE jsonb_typeof(\(row).data->\(literal(name))) WHEN 'number' THEN true \
     WHEN 'string' THEN \(field(name, of: row)) ~ '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$' \
     ELSE false END)
+    """
+  }
+
+  /// Whether the stamp is in the form `wellflow run` writes, `2026-03-02T07:00:04.250Z` (or
+  /// without the milliseconds), which the file's reader also reads from its digits: its
+  /// first ten characters are then its UTC day, and two such stamps of the same length
+  /// compare as text as they do in time. Parsing every stamp (`::timestamptz`) was most of
+  /// the report's time; other stamps are still parsed.
+  static func canonical(_ stamp: String) -> String {
+    """
+    ((\(stamp) LIKE '____-__-__T__:__:__.___Z' OR \(stamp) LIKE '____-__-__T__:__:__Z') \
+    AND substr(\(stamp), 12, 2) < '24' AND substr(\(stamp), 18, 2) < '60')
     """
   }
 
@@ -202,6 +219,7 @@ struct ReportSQL {
       """
       CREATE TEMP TABLE wf_user AS
       SELECT DISTINCT ON (u) u, seq AS f, v, floor(extract(epoch FROM t) / 86400)::float8 AS day,
+        to_char(date '1970-01-01' + (floor(extract(epoch FROM t) / 86400)::int + 1), 'YYYY-MM-DD') AS next_date,
         min(v) OVER users <> max(v) OVER users AS several_variations,
         count(*) OVER users AS exposures, max(seq) OVER users AS last_exposure
       FROM wf_exposure WINDOW users AS (PARTITION BY u)
@@ -221,7 +239,11 @@ struct ReportSQL {
     // Whether the event is on the UTC day after the user's first exposure (parsing every
     // stamp only when a metric asks).
     let nextDay =
-      everyEvent ? "floor(extract(epoch FROM e.ts::timestamptz) / 86400)::float8 = w.day + 1" : "false"
+      everyEvent
+      ? """
+      CASE WHEN \(Self.canonical("e.ts")) THEN left(e.ts, 10) = w.next_date COLLATE "C" \
+      ELSE floor(extract(epoch FROM e.ts::timestamptz) / 86400)::float8 = w.day + 1 END
+      """ : "false"
     let valueColumns = meanMetrics.map { ", \(Self.field(metrics[$0].value!)) AS v\($0)" }.joined()
     try await execute(
       """
@@ -232,7 +254,7 @@ struct ReportSQL {
       WHERE e.seq > w.f
         AND NOT coalesce(e.event = 'experiment_viewed' AND \(Self.field("experiment")) = \(key), false)
         \(everyEvent ? "" : "AND (" + kept.joined(separator: " OR ") + ")")
-      """, on: connection)
+      """, "ANALYZE wf_after", on: connection)
 
     // Per user: metrics reached, mean metrics' sums, the start of the flow's first run.
     var perUser: [String] = []
@@ -258,7 +280,7 @@ struct ReportSQL {
     try await execute(
       """
       CREATE TEMP TABLE wf_reached AS SELECT u, \(perUser.joined(separator: ", ")) FROM wf_after GROUP BY u
-      """, "CREATE UNIQUE INDEX ON wf_reached (u)", on: connection)
+      """, "CREATE UNIQUE INDEX ON wf_reached (u)", "ANALYZE wf_reached", on: connection)
 
     // The flow's first run after exposure: it ends at the first start, completion or
     // cancellation after its start (a new start: abandoned); its screens are those before.
@@ -441,11 +463,14 @@ struct ReportSQL {
       """
       SELECT count(*) FROM (
         SELECT u, min(seq) FILTER (WHERE back) AS first_back, max(last_exposure) AS last_exposure FROM (
-          SELECT w.u, e.seq, w.last_exposure,
-            e.ts::timestamptz < lag(e.ts::timestamptz) OVER (PARTITION BY w.u ORDER BY e.seq) AS back
-          FROM events e JOIN wf_user w ON w.u = e.user_id
-          -- A stamp going back after the last exposure changes nothing.
-          WHERE w.exposures > 1 AND e.seq >= w.f AND e.seq <= w.last_exposure) stamps
+          SELECT u, seq, last_exposure,
+            CASE WHEN length(ts) = length(before) AND \(Self.canonical("ts")) AND \(Self.canonical("before"))
+              THEN ts < before ELSE ts::timestamptz < before::timestamptz END AS back
+          FROM (
+            SELECT w.u, e.seq, w.last_exposure, e.ts, lag(e.ts) OVER (PARTITION BY w.u ORDER BY e.seq) AS before
+            FROM events e JOIN wf_user w ON w.u = e.user_id
+            -- A stamp going back after the last exposure changes nothing.
+            WHERE w.exposures > 1 AND e.seq >= w.f AND e.seq <= w.last_exposure) pairs) stamps
         GROUP BY u) users
       WHERE first_back <= last_exposure
       """, on: connection
