@@ -53,6 +53,67 @@ import Testing
     #expect(try JSONValue.parse(Data(text)) == ["b": 1, "a": [true, ["x": nil]]])
   }
 
+  /// A reader that looks for known names reads them where they stand (`rawMembers`),
+  /// compares their bytes and makes text only of those it keeps: escaped and non-ASCII
+  /// names read as `members` reads them, and every problem is the same, at the same byte.
+  @Test func rawNamesReadAsNamesDo() throws {
+    let text = Array(#"{"ts": 1, "t\u0073": 2, "é": 3, "user": "a\"b", "tsx": 4}"#.utf8)
+    var names: [String] = []
+    var plain: [Bool] = []
+    var isTS: [Bool] = []
+    try text.withUnsafeBufferPointer { (bytes) throws(JSONSyntaxError) in
+      var scanner = JSONScanner(bytes: bytes)
+      try scanner.rawMembers { (name, scanner) throws(JSONSyntaxError) in
+        names.append(scanner.text(of: name))
+        plain.append(name.isPlain)
+        isTS.append(name.equals("ts", in: scanner))
+        if scanner.peek == UInt8(ascii: "\"") {
+          let value = try scanner.rawString()
+          #expect(scanner.text(of: value) == #"a"b"#)
+          #expect(!value.isPlain)
+        } else {
+          _ = try scanner.value(depth: 1)
+        }
+      }
+      #expect(scanner.isAtEnd)
+    }
+    #expect(names == ["ts", "ts", "é", "user", "tsx"])
+    #expect(plain == [true, false, false, true, true])
+    #expect(isTS == [true, true, false, false, false])
+
+    let bad: [[UInt8]] = [
+      Array(#"{"a\x": 1}"#.utf8), Array(#"{"\ud800": 1}"#.utf8), [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D],
+      [0x7B, 0x22, 0x61, 0x01, 0x22, 0x3A, 0x31, 0x7D], Array(#"{"a": "b"#.utf8), Array(#"{"a"#.utf8),
+      Array(#"{"a": "\u00"}"#.utf8), [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x22, 0x7D],
+      Array(#"{a: 1}"#.utf8),
+    ]
+    for document in bad {
+      func problem(raw: Bool) -> JSONSyntaxError? {
+        document.withUnsafeBufferPointer { bytes in
+          var scanner = JSONScanner(bytes: bytes)
+          do throws(JSONSyntaxError) {
+            if raw {
+              try scanner.rawMembers { (_, scanner) throws(JSONSyntaxError) in
+                if scanner.peek == UInt8(ascii: "\"") {
+                  _ = try scanner.rawString()
+                } else {
+                  _ = try scanner.value()
+                }
+              }
+            } else {
+              try scanner.members { (_, scanner) throws(JSONSyntaxError) in _ = try scanner.value() }
+            }
+            return nil
+          } catch {
+            return error
+          }
+        }
+      }
+      #expect(problem(raw: true) != nil, "\(document)")
+      #expect(problem(raw: true) == problem(raw: false), "\(document)")
+    }
+  }
+
   @Test func aProblemNamesItsByte() {
     #expect(throws: JSONSyntaxError(offset: 7, reason: "',' or '}' is missing")) {
       try JSONValue.parse(Data(#"{"a":1 "b":2}"#.utf8))

@@ -84,6 +84,29 @@ struct EventsWriterTests {
     }
   }
 
+  /// A sink spells each line alone, though it keeps its scratch space between lines: events
+  /// with more, fewer and other fields one after the other are each their own line.
+  @Test func eachLineIsItsEventsAlone() throws {
+    let path = workspace.path("lines.ndjson")
+    let sink = try NDJSONAnalyticsSink(path: path)
+    let events = [
+      AnalyticsEvent(
+        ts: Date(timeIntervalSince1970: 1), user: "u", event: "e", flow: "f", variant: "v",
+        fields: ["b": .string("x\"y"), "a": .number(1), "Z": .bool(true), "é": .string("\n")]),
+      AnalyticsEvent(ts: Date(timeIntervalSince1970: 2), user: "u", event: "e"),
+      AnalyticsEvent(
+        ts: Date(timeIntervalSince1970: 3), user: "u", event: "e", fields: ["flow": .string("own")]),
+      AnalyticsEvent(
+        ts: Date(timeIntervalSince1970: 4), user: "u", event: "e", flow: "f",
+        fields: ["screen": .string("s"), "action": .string("tap"), "trigger": .string("launch")]),
+    ]
+    for event in events { sink.record(event) }
+    sink.flush()
+    #expect(
+      try String(contentsOfFile: path, encoding: .utf8)
+        == events.map { Self.reference($0) + "\n" }.joined())
+  }
+
   @Test func tagsAreAddedUnlessTheEventHasTheField() throws {
     let path = workspace.path("tags.ndjson")
     let sink = try NDJSONAnalyticsSink(path: path, tags: ["source": .string("script")])

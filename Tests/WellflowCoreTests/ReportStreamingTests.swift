@@ -108,6 +108,42 @@ struct ReportStreamingTests {
     #expect(event.fields == ["n": "2"])
   }
 
+  /// Names are found by their bytes, but read as text: an escaped or non-ASCII name is
+  /// the name it spells, for the event's members and for the fields a report keeps.
+  @Test func namesAreTheTextTheySpell() throws {
+    let line = Array(
+      #"{"t\u0073":"2026-03-02T07:00:04Z","\u0075ser":"a","event":"e","scr\u0065en":"s","é":"x","sourc":"y","source":null,"n":1}"#
+        .utf8)
+    let event = try line.withUnsafeBufferPointer {
+      try EventLine.event($0, keeping: ["screen", "é", "source", "n"] as Set<String>)
+    }
+    #expect(event.user == "a")
+    #expect(event.fields == ["screen": "s", "é": "x", "n": "1"])
+    // A field set to null after a value keeps the value, as the whole-object reader did.
+    let again = Array(#"{"ts":"2026-03-02T07:00:04Z","user":"a","event":"e","k":"v","k":null}"#.utf8)
+    #expect(try again.withUnsafeBufferPointer { try EventLine.event($0, keeping: nil) }.fields == ["k": "v"])
+    // A member's last value counts, null too.
+    let dropped = Array(#"{"ts":"2026-03-02T07:00:04Z","user":"a","event":"e","user":null}"#.utf8)
+    do {
+      _ = try dropped.withUnsafeBufferPointer { try EventLine.event($0, keeping: nil) }
+      Issue.record("a user set to null was read")
+    } catch let problem as EventLine.Problem {
+      #expect(problem.message == "the event has no 'user'")
+    } catch {
+      Issue.record("\(error)")
+    }
+    // A field that is not kept is still read strictly: nested values are refused.
+    let nested = Array(#"{"ts":"2026-03-02T07:00:04Z","user":"a","event":"e","deep":[1]}"#.utf8)
+    do {
+      _ = try nested.withUnsafeBufferPointer { try EventLine.event($0, keeping: ["screen"] as Set<String>) }
+      Issue.record("a nested field was let through")
+    } catch let problem as EventLine.Problem {
+      #expect(problem.message == "field 'deep' must be text, a number or a flag")
+    } catch {
+      Issue.record("\(error)")
+    }
+  }
+
   /// The line as the whole-file reader read it: `JSONDecoder` into `JSONValue`.
   private static func reference(_ line: String) -> Result<ReportEvent, EventLine.Problem> {
     let data = Data(line.utf8)
@@ -196,6 +232,14 @@ struct ReportStreamingTests {
       "{\"ts\":\"2026-03-02T07:00:04.250Z\",\"user\":\"u\",\"event\":\"e\",\"s\":\"a\u{1}b\"}",
       #"{"ts":"2026-03-02T07:00:04.250Z","user":"u","event":"e","n":tru}"#,
       #"[1, 2]"#, "", "{", "{}", "null", #""text""#,
+      #"{"t\u0073":"2026-03-02T07:00:04.250Z","\u0075ser":"u","ev\u0065nt":"e","flo\u0077":"f","é":"x"}"#,
+      #"{"ts":"2026-03-02T07:00:04\u002e250Z","user":"u","event":"e"}"#,
+      #"{"ts":"2026-03-02T07:00:04.250Z","user":"u","event":"e","é":"\u00e9","s\u00e9":1}"#,
+      "{\"ts\":\"2026-03-02T07:00:04.250Z\",\"user\":\"u\",\"event\":\"e\",\"a\u{1}\":1}",
+      #"{"ts":"2026-03-02T07:00:04.250Z","user":"u","event":"e","a\x":1}"#,
+      #"{"ts":"2026-03-02T07:00:04.250Z","user":"u","event":"e","n":1e400}"#,
+      #"{"ts":"2026-03-02T07:00:04.250Z","user":"u","event":"e","flow":["f"],"a":{}}"#,
+      #"{"ts":"2026-03-02T07:00:04.250Z","user":"u","event":"e","variant":null}"#,
       #"{"ts":"2026-03-02T07:00:04.250Z","user":"u","event":"e","variation_id":2,"variation":"quick"}"#,
     ]
     for line in lines {

@@ -14,6 +14,9 @@ public final class NDJSONAnalyticsSink: AnalyticsSink {
   private struct State {
     var buffer: [UInt8] = []
     var failure: WriteFailure?
+    /// An event's members while its line is spelled, kept between events so a line
+    /// allocates nothing.
+    var members: [NDJSONLine.Entry] = []
   }
 
   private let file: OutputFile
@@ -41,7 +44,7 @@ public final class NDJSONAnalyticsSink: AnalyticsSink {
     // Under the lock, so lines of events recorded at once never interleave.
     state.withLock { state in
       guard state.failure == nil else { return }
-      NDJSONLine.append(event, tags: tags, to: &state.buffer)
+      NDJSONLine.append(event, tags: tags, to: &state.buffer, members: &state.members)
       if state.buffer.count >= Self.bufferLimit { write(&state) }
     }
   }
@@ -102,28 +105,51 @@ public final class NDJSONAnalyticsSink: AnalyticsSink {
 /// spells a `Double` without a trailing `.0`.
 enum NDJSONLine {
   static func append(_ event: AnalyticsEvent, tags: [String: EventValue], to out: inout [UInt8]) {
+    var members: [Entry] = []
+    append(event, tags: tags, to: &out, members: &members)
+  }
+
+  /// `members` is scratch space, emptied and filled here (its capacity is what a caller
+  /// keeps between lines).
+  static func append(
+    _ event: AnalyticsEvent, tags: [String: EventValue], to out: inout [UInt8], members: inout [Entry]
+  ) {
     // The event's own members first; then fields (an event's own field wins over a tag),
     // never one that repeats a member already written.
-    var members: [(key: String, value: Member)] = [
-      ("ts", .timestamp(event.ts)), ("user", .value(.string(event.user))),
-      ("event", .value(.string(event.event))),
-    ]
-    if let flow = event.flow { members.append(("flow", .value(.string(flow)))) }
-    if let variant = event.variant { members.append(("variant", .value(.string(variant)))) }
-    let standard = members.count
-    func taken(_ key: String) -> Bool { members[..<standard].contains { $0.key == key } }
-    for (key, value) in event.fields where !taken(key) { members.append((key, .value(value))) }
-    for (key, value) in tags where event.fields[key] == nil && !taken(key) {
-      members.append((key, .value(value)))
+    func taken(_ key: String) -> Bool {
+      switch key {
+      case "ts", "user", "event": true
+      case "flow": event.flow != nil
+      case "variant": event.variant != nil
+      default: false
+      }
     }
-    members.sort { precedes($0.key, $1.key) }
+    members.removeAll(keepingCapacity: true)
+    members.append(Entry(key: "ts", value: .timestamp(event.ts)))
+    members.append(Entry(key: "user", value: .value(.string(event.user))))
+    members.append(Entry(key: "event", value: .value(.string(event.event))))
+    if let flow = event.flow { members.append(Entry(key: "flow", value: .value(.string(flow)))) }
+    if let variant = event.variant { members.append(Entry(key: "variant", value: .value(.string(variant)))) }
+    for (key, value) in event.fields where !taken(key) {
+      members.append(Entry(key: key, value: .value(value)))
+    }
+    for (key, value) in tags where event.fields[key] == nil && !taken(key) {
+      members.append(Entry(key: key, value: .value(value)))
+    }
+    // Keys of lowercase letters and `_` (every key events have) sort by their bytes, which
+    // `<` compares for ASCII; others the way `JSONSerialization` did.
+    if members.allSatisfy({ plain($0.key) }) {
+      members.sort { $0.key < $1.key }
+    } else {
+      members.sort { precedes($0.key, $1.key) }
+    }
 
     out.append(UInt8(ascii: "{"))
-    for (index, member) in members.enumerated() {
+    for index in members.indices {
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      appendString(member.key, to: &out)
+      appendString(members[index].key, to: &out)
       out.append(UInt8(ascii: ":"))
-      switch member.value {
+      switch members[index].value {
       case .timestamp(let date):
         out.append(UInt8(ascii: "\""))
         appendTimestamp(date, to: &out)
@@ -133,7 +159,13 @@ enum NDJSONLine {
       case .value(.bool(let flag)): out.append(contentsOf: flag ? "true".utf8 : "false".utf8)
       }
     }
-    out.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
+    out.append(UInt8(ascii: "}"))
+    out.append(UInt8(ascii: "\n"))
+  }
+
+  struct Entry {
+    var key: String
+    var value: Member
   }
 
   enum Member {
@@ -141,13 +173,14 @@ enum NDJSONLine {
     case value(EventValue)
   }
 
+  static func plain(_ key: String) -> Bool {
+    key.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") }
+  }
+
   /// `JSONSerialization`'s sorted order (numeric, case-insensitive, by the system
   /// locale's collation). For keys of lowercase ASCII letters and `_`, the keys events
   /// have, that order is the order of their bytes; others ask Foundation.
   static func precedes(_ a: String, _ b: String) -> Bool {
-    func plain(_ key: String) -> Bool {
-      key.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") }
-    }
     if plain(a), plain(b) { return a.utf8.lexicographicallyPrecedes(b.utf8) }
     return a.compare(
       b, options: [.numeric, .caseInsensitive, .forcedOrdering], range: a.startIndex..<a.endIndex,
@@ -158,6 +191,19 @@ enum NDJSONLine {
 
   static func appendString(_ text: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
+    // Usually nothing to escape: the bytes go in at once (read from the string's own
+    // storage; walking its `utf8` view a byte at a time cost more than the rest of a line).
+    let whole = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+      for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        return false
+      }
+      out.append(contentsOf: bytes)
+      return true
+    }
+    if whole == true {
+      out.append(UInt8(ascii: "\""))
+      return
+    }
     for byte in text.utf8 {
       switch byte {
       case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), byte])

@@ -30,11 +30,11 @@ public struct JSONScanner {
   public func error(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(offset: index, reason: reason) }
 
   /// The next byte, nil at the end.
-  public var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+  @inlinable public var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-  public var isAtEnd: Bool { index == bytes.count }
+  @inlinable public var isAtEnd: Bool { index == bytes.count }
 
-  public mutating func skipWhitespace() {
+  @inlinable public mutating func skipWhitespace() {
     while index < bytes.count {
       switch bytes[index] {
       case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -84,6 +84,17 @@ public struct JSONScanner {
   public mutating func members(
     depth: Int = 0, _ member: (String, inout JSONScanner) throws(JSONSyntaxError) -> Void
   ) throws(JSONSyntaxError) {
+    try rawMembers(depth: depth) { (name, scanner) throws(JSONSyntaxError) in
+      try member(scanner.text(of: name), &scanner)
+    }
+  }
+
+  /// `members(depth:_:)` with each name as it stands in the bytes, read and checked but
+  /// not made a `String`: a reader that looks for known names compares their bytes
+  /// (`RawString.equals(_:)`) and makes text only of the names it keeps.
+  public mutating func rawMembers(
+    depth: Int = 0, _ member: (RawString, inout JSONScanner) throws(JSONSyntaxError) -> Void
+  ) throws(JSONSyntaxError) {
     try open(UInt8(ascii: "{"), depth: depth)
     skipWhitespace()
     if peek == UInt8(ascii: "}") {
@@ -92,7 +103,7 @@ public struct JSONScanner {
     }
     while true {
       guard peek == UInt8(ascii: "\"") else { throw error("a member name is missing") }
-      let name = try string()
+      let name = try rawString()
       skipWhitespace()
       guard peek == UInt8(ascii: ":") else { throw error("':' is missing") }
       index += 1
@@ -166,15 +177,24 @@ public struct JSONScanner {
     guard peek == UInt8(ascii: "\"") else { throw error("not a JSON value") }
     index += 1
     let start = index
+    var high: UInt8 = 0
     // The common case: no escapes, so the bytes are the string.
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-        guard let text = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8") }
+        // ASCII is valid UTF-8: only other bytes need the (slower, generic) validation.
+        let text: String
+        if high < 0x80 {
+          text = String(decoding: slice, as: UTF8.self)
+        } else {
+          guard let valid = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8") }
+          text = valid
+        }
         index += 1
         return text
       }
+      high |= byte
       if byte == UInt8(ascii: "\\") { break }
       guard byte >= 0x20 else { throw error("a control character in a string") }
       index += 1
@@ -224,6 +244,56 @@ public struct JSONScanner {
       }
     }
     throw error("the string does not end")
+  }
+
+  /// Where a string stands in the bytes, between its quotes, already read and checked.
+  public struct RawString: Sendable {
+    /// The offsets of its first byte and of its closing quote.
+    public var start: Int
+    public var end: Int
+    /// True when the bytes are the text: ASCII without escapes.
+    public var isPlain: Bool
+
+    /// Whether the string is `text` (ASCII), compared byte by byte when it is plain.
+    @inlinable public func equals(_ text: StaticString, in scanner: JSONScanner) -> Bool {
+      guard isPlain else { return scanner.text(of: self) == String(describing: text) }
+      let count = text.utf8CodeUnitCount
+      guard end - start == count else { return false }
+      for offset in 0..<count where scanner.bytes[start + offset] != text.utf8Start[offset] { return false }
+      return true
+    }
+  }
+
+  /// The string that starts here, at its opening quote, read and checked as `string()`
+  /// reads it, but left in the bytes: no `String` is made. Plain strings (ASCII without
+  /// escapes, the usual case) are read here; any other through `string()`.
+  public mutating func rawString() throws(JSONSyntaxError) -> RawString {
+    guard peek == UInt8(ascii: "\"") else { throw error("not a JSON value") }
+    let quote = index
+    var cursor = index + 1
+    while cursor < bytes.count {
+      let byte = bytes[cursor]
+      if byte == UInt8(ascii: "\"") {
+        index = cursor + 1
+        return RawString(start: quote + 1, end: cursor, isPlain: true)
+      }
+      guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { break }
+      cursor += 1
+    }
+    // Escapes, other UTF-8, a control character or no end: the full reader checks (and
+    // names the problem at the same offset it always did).
+    _ = try string()
+    return RawString(start: quote + 1, end: index - 1, isPlain: false)
+  }
+
+  /// The text of a string `rawString()` read.
+  public func text(of raw: RawString) -> String {
+    let slice = UnsafeBufferPointer(rebasing: bytes[raw.start..<raw.end])
+    if raw.isPlain { return String(decoding: slice, as: UTF8.self) }
+    var again = self
+    again.index = raw.start - 1
+    // Read once already without a problem, so it reads again without one.
+    return (try? again.string()) ?? String(decoding: slice, as: UTF8.self)
   }
 
   private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
