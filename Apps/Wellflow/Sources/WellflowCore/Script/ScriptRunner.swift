@@ -198,13 +198,26 @@ public final class ScriptRunner {
   static func draw(seed: UInt64, user: String, step: SourcePosition, occurrence: Int, stream: String = "")
     -> Double
   {
+    // FNV-1a of "user\0NAME:LINE:COLUMN\0OCCURRENCE[\0STREAM]", NAME the file's last path
+    // component, hashed piece by piece: a population with events draws for every think
+    // time, and building the text (and NSString's path call) cost more than the hash.
     var state: UInt64 = 0xCBF2_9CE4_8422_2325
-    let suffix = stream.isEmpty ? "" : "\u{0}\(stream)"
-    for byte
-      in "\(user)\u{0}\((step.file as NSString).lastPathComponent):\(step.line):\(step.column)\u{0}\(occurrence)\(suffix)"
-      .utf8
-    {
-      state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    func mix(_ bytes: some Sequence<UInt8>) {
+      for byte in bytes { state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    }
+    let path = step.file.utf8
+    mix(user.utf8)
+    mix(CollectionOfOne(0))
+    mix(path.lastIndex(of: UInt8(ascii: "/")).map { path[path.index(after: $0)...] } ?? path[...])
+    mix(CollectionOfOne(UInt8(ascii: ":")))
+    mix(String(step.line).utf8)
+    mix(CollectionOfOne(UInt8(ascii: ":")))
+    mix(String(step.column).utf8)
+    mix(CollectionOfOne(0))
+    mix(String(occurrence).utf8)
+    if !stream.isEmpty {
+      mix(CollectionOfOne(0))
+      mix(stream.utf8)
     }
     // SplitMix64's finalizer mixes the seed and the text's FNV-1a hash.
     var z = state ^ (seed &+ 0x9E37_79B9_7F4A_7C15)
