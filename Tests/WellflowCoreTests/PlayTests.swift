@@ -13,7 +13,8 @@ struct PlayTests {
     var input = lines[...]
     let out = Locked<[String]>([])
     let code = await PlayCommand.execute(
-      PlayConfiguration(flow: flow, variant: variant), registry: registry, readLine: { input.popFirst() },
+      PlayConfiguration(flow: flow, variant: variant), sources: registry.map { VariantSources(registry: $0) },
+      readLine: { input.popFirst() },
       console: Console(
         out: { text in
           out.withLock {
@@ -169,6 +170,37 @@ struct PlayTests {
     #expect(out.current.contains { $0.hasPrefix("current screen: checkin.sensing") })
     #expect(out.current.contains { $0.hasPrefix("current screen: checkin.acting") })
     #expect(!out.current.contains { $0.hasPrefix("error") })
+  }
+
+  /// The command line passes the files it already read: their experiments still choose
+  /// the variant of a flow presented with none (as a check-in's journal is), for `--user`.
+  @Test func sourcesReadByTheCommandLineChooseTheVariantsOfLaterFlows() async throws {
+    let workspace = Workspace()
+    let file = workspace.write(
+      "mini.yaml",
+      """
+      experiments:
+        - key: checkin-mini
+          flow: checkin
+          variations: [full, mini]
+          weights: [0, 1]
+      variants: {checkin: {mini: {steps: [sensing, acting]}}}
+      """)
+    let sources = try #require(
+      VariantSources.load(
+        experimentsPath: file, growthBookPath: nil, console: Console(out: { _ in }, err: { _ in })))
+    var input = ["tap continue"][...]
+    let out = Locked<[String]>([])
+    var configuration = PlayConfiguration(flow: "checkin")
+    configuration.sources.user = "someone-else"
+    let code = await PlayCommand.execute(
+      configuration, sources: sources, readLine: { input.popFirst() },
+      console: Console(
+        out: { text in out.withLock { $0.append(text) } }, err: { text in out.withLock { $0.append(text) } }))
+    #expect(code == 0, "\(out.current)")
+    // The full check-in opens on its pet screen; the experiment's mini on sensing.
+    let first = out.current.first { $0.hasPrefix("current screen: ") }
+    #expect(first?.hasPrefix("current screen: checkin.sensing") == true, "\(out.current)")
   }
 
   @Test func theLineEditorKeepsAHistoryAndEditsTheLine() {

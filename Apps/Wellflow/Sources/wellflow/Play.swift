@@ -41,11 +41,11 @@ extension Play: AsyncParsableCommand {
     if TerminalLineReader.isTerminal {
       let reader = TerminalLineReader()
       code = await PlayCommand.execute(
-        configuration, registry: loaded.registry, readLine: { reader.readLine(prompt: "> ") },
+        configuration, sources: loaded, readLine: { reader.readLine(prompt: "> ") },
         prompt: { _ in })
     } else {
       code = await PlayCommand.execute(
-        configuration, registry: loaded.registry, readLine: { Swift.readLine(strippingNewline: true) })
+        configuration, sources: loaded, readLine: { Swift.readLine(strippingNewline: true) })
     }
     if code != 0 { throw ExitCode(code) }
   }

@@ -56,7 +56,7 @@ public enum PlayCommand {
   /// given, is written before each line is read (a terminal); without it each
   /// command is echoed, so a piped session reads as a transcript.
   public static func execute(
-    _ configuration: PlayConfiguration, registry: FlowRegistry? = nil, readLine: () -> String?,
+    _ configuration: PlayConfiguration, sources given: VariantSources? = nil, readLine: () -> String?,
     prompt: (@Sendable (String) -> Void)? = nil, console: Console = .standard
   ) async -> Int32 {
     if let problem = WellflowLocalization.problem(with: configuration.locale) {
@@ -66,26 +66,27 @@ public enum PlayCommand {
     let session: AppSession
     let host: FlowHost
     do {
-      let chosen: FlowRegistry
-      var assigner: ExperimentAssigner?
-      // A registry given is the variant files already read (the command line reads them
-      // for `--variant`'s default), so they are not read again.
-      if let registry {
-        chosen = registry
+      // Sources given are the variant files already read (the command line reads them for
+      // `--variant`'s default), so they are not read again. Either way their experiments
+      // choose the variants of the flows presented later (a check-in's journal), for the
+      // same user that chose the first.
+      let sources: VariantSources
+      if let given {
+        sources = given
       } else {
         guard
-          let sources = VariantSources.load(
-            experimentsPath: configuration.experimentsPath, growthBookPath: nil, console: console)
+          let loaded = VariantSources.load(
+            experimentsPath: configuration.experimentsPath, growthBookPath: configuration.sources.growthBook,
+            console: console)
         else { return 2 }
-        chosen = sources.registry
-        assigner = sources.assigner()
+        sources = loaded
       }
       session = AppSession(
-        registry: chosen,
+        registry: sources.registry,
         dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
-        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory,
-        experiments: assigner,
+        userID: configuration.sources.user, analytics: DiscardingAnalyticsSink(), storage: .memory,
+        experiments: sources.assigner(),
         locale: configuration.locale)
       host = try session.open()
       try host.present(FlowRequest(flow: configuration.flow, variant: configuration.variant))
