@@ -10,7 +10,9 @@ import YAMLTree
 /// last path component; this is that text, spelled the way it was first written.
 @MainActor
 @Suite struct DrawTests {
-  nonisolated static func reference(seed: UInt64, user: String, step: SourcePosition, occurrence: Int, stream: String)
+  nonisolated static func reference(
+    seed: UInt64, user: String, step: SourcePosition, occurrence: Int, stream: String
+  )
     -> Double
   {
     var state: UInt64 = 0xCBF2_9CE4_8422_2325
