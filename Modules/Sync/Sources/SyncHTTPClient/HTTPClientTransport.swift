@@ -24,10 +24,14 @@ public final class HTTPClientTransport: HTTPTransport {
   /// The transport of `wellflow`: one connection pool per process.
   public static let shared = HTTPClientTransport()
 
-  private let connections: Int
+  /// Where requests go: the process's pool (at most `connections` per host), or an app's client.
+  private enum Pool {
+    case shared(connections: Int)
+    case own(HTTPClient)
+  }
+
+  private let pool: Pool
   private let waitOutDeadline: DeadlineWait
-  /// The app's own client, when it passed one; otherwise the process's pool.
-  private let ownClient: HTTPClient?
 
   /// `connections` is the most connections per host; `deadline` waits out each request's
   /// deadline (the wall clock unless a test passes one it controls).
@@ -35,9 +39,8 @@ public final class HTTPClientTransport: HTTPTransport {
     connections: Int = OutboxProcessor.defaultConcurrency,
     deadline: @escaping DeadlineWait = { try? await Task.sleep(for: .seconds($0)) }
   ) {
-    self.connections = max(1, connections)
+    self.pool = .shared(connections: max(1, connections))
     self.waitOutDeadline = deadline
-    self.ownClient = nil
   }
 
   /// Sends through `client`, an app's own (a server that already has one): its pool,
@@ -46,9 +49,8 @@ public final class HTTPClientTransport: HTTPTransport {
   public init(
     client: HTTPClient, deadline: @escaping DeadlineWait = { try? await Task.sleep(for: .seconds($0)) }
   ) {
-    self.connections = 0  // the client's own limit
+    self.pool = .own(client)
     self.waitOutDeadline = deadline
-    self.ownClient = client
   }
 
   /// What `wellflow`'s own clients are made with: no redirects, `idle` as the connect
@@ -71,7 +73,11 @@ public final class HTTPClientTransport: HTTPTransport {
   {
     let idle = max(request.idleTimeout.isFinite && request.idleTimeout > 0 ? request.idleTimeout : 15, 0.001)
     let deadline = request.deadline.isFinite && request.deadline > 0 ? request.deadline : idle
-    let client = ownClient ?? ClientPool.client(idle: idle, connections: connections)
+    let client =
+      switch pool {
+      case .shared(let connections): ClientPool.client(idle: idle, connections: connections)
+      case .own(let client): client
+      }
     let waitOutDeadline = waitOutDeadline
     // Whichever ends first answers; the other is cancelled and awaited, so nothing of
     // the request outlives the call.
