@@ -90,7 +90,19 @@ struct DifferenceTests {
       #expect(
         full.difference.relativeNotApplicable == "both are at 100%: nothing varies to estimate a ratio from")
       #expect(full.chanceToBeat == 0.5)
-      #expect(full.difference.absolute.lower < 0 && full.difference.absolute.upper > 0 || options.sequential)
+      // Not the point [0, 0]: a sequential interval too has the spread its users allow.
+      #expect(full.difference.absolute.lower < 0 && full.difference.absolute.upper > 0)
+      #expect(full.difference.absolute.lower >= -1 && full.difference.absolute.upper <= 1)
+      if options.sequential {
+        #expect(full.difference.absolute.lower == -full.difference.absolute.upper)
+        #expect(full.pValue == 1)
+        let more = try #require(
+          Statistics.compare(
+            control: MetricSums(conversions: 400, users: 400),
+            variation: MetricSums(conversions: 330, users: 330),
+            scale: .proportion, options: options))
+        #expect(more.difference.absolute.upper < full.difference.absolute.upper)
+      }
 
       let none = try #require(
         Statistics.compare(
@@ -99,6 +111,7 @@ struct DifferenceTests {
       #expect(none.difference.relative == nil)
       #expect(none.difference.relativeNotApplicable == "the control is at 0%: no relative change of nothing")
       #expect(none.chanceToBeat == 0.5)
+      #expect(none.difference.absolute.lower < 0 && none.difference.absolute.upper > 0)
     }
     let dropped = try #require(
       Statistics.compare(

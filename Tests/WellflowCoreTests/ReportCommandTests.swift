@@ -121,7 +121,10 @@ struct ReportCommandTests {
       brief.difference?.relativeNotApplicable == "both are at 100%: nothing varies to estimate a ratio from")
     configuration.format = .html
     let html = wellflowReport(configuration).outText
-    #expect(html.contains("both are at 100%: nothing varies to estimate a ratio from"))
+    // The cell says n/a with a note under the table, not the reason inside the cell.
+    #expect(html.contains("<sup>1</sup> n/a: both are at 100%: nothing varies to estimate a ratio from</p>"))
+    #expect(!html.contains("<td>\(reason)</td>"))
+    #expect(html.contains("\">n/a<sup>1</sup></td>"))
     #expect(html.contains("50.0%"))
   }
 

@@ -132,7 +132,9 @@ extension Statistics {
   /// - With CUPED, the means are adjusted (ȳ − θ·x̄, θ = cov(x, y) / var(x) over both
   ///   groups) and so are the variances; relative differences divide by the control's
   ///   unadjusted mean.
-  /// - Sequential: GrowthBook's always-valid interval and p-value over the same variances.
+  /// - Sequential: GrowthBook's always-valid interval and p-value over the same variances;
+  ///   a rate at 0% or 100% takes Agresti–Caffo's variance (GrowthBook's would be 0, and
+  ///   the interval a point).
   /// - The relative difference's interval is made on the log of the ratio
   ///   (`relativeInterval`), so it never passes −100%; GrowthBook's is symmetric (the delta
   ///   method on the ratio itself) and does. Its estimate is GrowthBook's.
@@ -183,10 +185,18 @@ extension Statistics {
     }
     func adjusted(_ s: MetricSums) -> (mean: Double, variance: Double) {
       let mean = s.sum / s.n - theta * s.covariateSum / s.n
+      var unit = s.unitVariance(scale)
+      if scale == .proportion, unit == 0 {
+        // A side at 0% or 100% has no p(1 − p), so its interval would be a point however
+        // few its users: its variance is Agresti–Caffo's instead (one success and one
+        // failure added), which shrinks as its users grow.
+        let p = (s.sum + 1) / (s.n + 2)
+        unit = p * (1 - p)
+      }
       let variance =
         s.count > 1
-        ? s.unitVariance(scale) + theta * theta * s.covariateVariance - 2 * theta * s.covariance
-        : s.unitVariance(scale)
+        ? unit + theta * theta * s.covariateVariance - 2 * theta * s.covariance
+        : unit
       return (mean, max(0, variance))
     }
     let (meanA, varianceA) = adjusted(a)

@@ -150,10 +150,23 @@ public struct ReportHTML: Sendable, Equatable {
       body += "<div class=\"rp-scroll\"><table class=\"rp-table rp-rates\"><thead><tr>"
       for name in header { body += "<th>\(e(name))</th>" }
       body += "</tr></thead><tbody>"
+      // A cell's "n/a (why)" becomes "n/a" with a numbered note under the table, so one
+      // long reason does not widen the table past the page.
+      var reasons: [String] = []
+      func cell(_ text: String) -> String {
+        guard text.hasPrefix("n/a ("), text.hasSuffix(")") else { return "<td>\(e(text))</td>" }
+        let reason = String(text.dropFirst(5).dropLast())
+        if !reasons.contains(reason) { reasons.append(reason) }
+        let number = (reasons.firstIndex(of: reason) ?? 0) + 1
+        return "<td title=\"\(e(reason))\">n/a<sup>\(number)</sup></td>"
+      }
       for row in rateTable.dropFirst() {
-        body += "<tr>" + row.map { "<td>\(e($0))</td>" }.joined() + "</tr>"
+        body += "<tr>" + row.map(cell).joined() + "</tr>"
       }
       body += "</tbody></table></div>"
+      for (index, reason) in reasons.enumerated() {
+        body += "<p class=\"rp-muted rp-footnote\"><sup>\(index + 1)</sup> n/a: \(e(reason))</p>"
+      }
     }
     body += "</main>"
     return ScreenHTML.document(title: "Experiment \(experiment)", body: body, extraStyle: Self.style)
