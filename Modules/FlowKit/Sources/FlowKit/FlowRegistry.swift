@@ -336,12 +336,19 @@ public protocol FlowFeature: Sendable {
   /// `Localization/<language>.lproj/Localizable.strings` (a resource of the feature's own
   /// module: `.module`). Nil for a feature that shows no text of its own.
   static var stringTables: Bundle? { get }
+  /// What the feature brings for modules other than FlowKit, which pick out their own
+  /// kind by a cast to a concrete type: a `StoringFeature`'s storage, a `SyncingFeature`'s
+  /// sync resources (those protocols fill it). A cast of the feature to their protocol
+  /// would make the runtime scan every conformance in the binary, at every start.
+  /// Empty by default.
+  static var contributions: [any Sendable] { get }
   static func register(in registry: inout FlowRegistry) throws(RegistryError)
 }
 
 extension FlowFeature {
   public static var requiredServices: [any ServiceKey.Type] { [] }
   public static var stringTables: Bundle? { nil }
+  public static var contributions: [any Sendable] { [] }
 }
 
 /// Everything the registered features offer: flows, queries, launch rules.

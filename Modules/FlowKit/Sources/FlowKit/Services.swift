@@ -8,19 +8,27 @@ public protocol ServiceKey: SendableMetatype {
 /// for every port a feature declared (`FlowFeature.requiredServices`); reading an
 /// undeclared one that is missing stops loudly, naming it.
 public struct Services: Sendable {
+  /// A port kept with its key's value type. Reading it back is a cast to this concrete
+  /// type, which compares type metadata; a cast to the port's protocol would make the
+  /// runtime scan every protocol conformance in the binary the first time (about 0.2 ms a
+  /// port at start-up).
+  private struct Entry<Value: Sendable>: Sendable {
+    let value: Value
+  }
+
   private var values: [ObjectIdentifier: any Sendable] = [:]
 
   public init() {}
 
   public subscript<Key: ServiceKey>(_ key: Key.Type) -> Key.Value {
     get {
-      guard let value = values[ObjectIdentifier(key)] as? Key.Value else {
+      guard let entry = values[ObjectIdentifier(key)] as? Entry<Key.Value> else {
         preconditionFailure(
           "no \(Key.Value.self) was provided for \(key); the app's composition root must set it")
       }
-      return value
+      return entry.value
     }
-    set { values[ObjectIdentifier(key)] = newValue }
+    set { values[ObjectIdentifier(key)] = Entry(value: newValue) }
   }
 
   public func has<Key: ServiceKey>(_ key: Key.Type) -> Bool { values[ObjectIdentifier(key)] != nil }

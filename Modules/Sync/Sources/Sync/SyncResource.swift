@@ -170,7 +170,8 @@ public struct SyncPullSkip: Sendable, Hashable, CustomStringConvertible {
 
 /// A feature that syncs: its `<Feature>Sync` module's entry in the app's features list.
 /// Registering it adds a `backend.<name>.count` query per resource; the app's sync
-/// service sends and pulls its resources.
+/// service sends and pulls its resources. (A type that is also a `StoringFeature` says
+/// `contributions` itself: `[storage] + syncResources`.)
 public protocol SyncingFeature: FlowFeature {
   static var syncResources: [SyncResource] { get }
 }
@@ -181,11 +182,13 @@ extension SyncingFeature {
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
     for resource in syncResources { try SyncFeature.registerCount(of: resource, in: &registry) }
   }
+
+  public static var contributions: [any Sendable] { syncResources }
 }
 
 extension Array where Element == any FlowFeature.Type {
   /// The sync resources of the syncing features among these, in their order.
   public var syncResources: [SyncResource] {
-    flatMap { ($0 as? any SyncingFeature.Type)?.syncResources ?? [] }
+    flatMap { $0.contributions }.compactMap { $0 as? SyncResource }
   }
 }
