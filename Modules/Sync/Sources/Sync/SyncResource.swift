@@ -81,14 +81,35 @@ public struct SyncResource: Sendable {
 }
 
 extension SyncResource {
+  /// How a row of a generic resource pulled from the backend becomes the feature's
+  /// entity: the feature keeps it through its own port (`context.services`) and says
+  /// whether it was new, its own or one it cannot hold.
+  public typealias Pulled = @Sendable (ResourceRecord, SyncPullContext) async throws -> SyncPulledItem
+
   /// A feature's rows on the backend's generic resource `name` (`/api/v1/resources/{name}`,
-  /// a `ResourceName`): created, changed and deleted as `.changing` rows are, counted by
-  /// `backend.<name>.count`. `body` turns a row into the JSON object the server keeps; no
-  /// route, contract or client change is needed for a new one.
+  /// a `ResourceName`), a peer of progress in every way: created, changed and deleted as
+  /// `.changing` rows are, up to `ProgressBatchItem.maxPerBatch` at a time through the
+  /// batch endpoint, counted by `backend.<name>.count`, and, with `pulled`, pulled back
+  /// from other devices a page at a time (`PagedPull`). `body` turns an outbox row into
+  /// the JSON object the server keeps, `pulled` a kept object back into the feature's
+  /// entity; no route, contract or client change is needed for a new one.
   public static func generic(
-    entity: OutboxEntity, name: String, body: @escaping @Sendable (OutboxRow) -> Data
+    entity: OutboxEntity, name: String, body: @escaping @Sendable (OutboxRow) -> Data,
+    pulled: Pulled? = nil
   ) -> SyncResource {
     precondition(ResourceName.isValid(name), "\"\(name)\" is not a resource name (\(ResourceName.pattern))")
+    var pull: (@Sendable (SyncPullContext) async throws -> SyncPullReport)?
+    if let pulled {
+      pull = { context in
+        try await PagedPull.run(
+          from: context.offset,
+          page: { offset throws(ProgressAPIError) -> Page<ResourceRecord> in
+            try await context.api.listResource(name, ListQuery(limit: PagedPull.pageSize, offset: offset))
+          },
+          id: { (record: ResourceRecord) in record.id },
+          each: { record in try await pulled(record, context) })
+      }
+    }
     return SyncResource(
       entity: entity, path: APIPath.resource(name),
       writes: .changing(
@@ -100,9 +121,13 @@ extension SyncResource {
         },
         delete: { api, id, key throws(ProgressAPIError) in
           try await api.deleteResource(name, id: id, idempotencyKey: key)
-        }, batch: nil),
+        },
+        batch: { api, items throws(ProgressAPIError) in
+          try await api.batch(items.map { $0.to(resource: name) })
+        }),
       body: body,
-      count: { api throws(ProgressAPIError) in try await api.listResource(name, ListQuery(limit: 1)).total })
+      count: { api throws(ProgressAPIError) in try await api.listResource(name, ListQuery(limit: 1)).total },
+      pull: pull)
   }
 }
 
