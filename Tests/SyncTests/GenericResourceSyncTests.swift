@@ -26,7 +26,7 @@ import Testing
 
   /// The feature's registration: its row is the object kept, and a pulled object is a
   /// note by its id, once.
-  static let notes = SyncResource.generic(
+  static let notes = try! SyncResource.generic(
     entity: entity, name: "notes", body: { row in Data(row.payload.utf8) },
     pulled: { record, context in
       guard case .string(let id)? = record.body["id"], case .string(let text)? = record.body["text"] else {
@@ -86,8 +86,44 @@ import Testing
     #expect(try await device.sync(userID: "alice").pulled == 0)
   }
 
-  @Test func aResourceWithoutPulledIsNotPulled() {
-    let resource = SyncResource.generic(entity: Self.entity, name: "notes") { row in Data(row.payload.utf8) }
+  @Test func aResourceWithoutPulledIsNotPulled() throws {
+    let resource = try SyncResource.generic(entity: Self.entity, name: "notes") { row in
+      Data(row.payload.utf8)
+    }
     #expect(resource.pull == nil && Self.notes.pull != nil)
+  }
+
+  /// A feature that syncs under a name no path can carry.
+  enum Misnamed: SyncingFeature {
+    static var syncResources: [SyncResource] {
+      get throws { [try .generic(entity: GenericResourceSyncTests.entity, name: "My notes") { _ in Data() }] }
+    }
+  }
+
+  @Test func aNameThatIsNotAResourceNameIsAThrownErrorNamingItAndTheRule() throws {
+    for (name, shown) in [
+      ("My notes", "My notes"), ("1st", "1st"), ("", ""),
+      (String(repeating: "a", count: 41), String(repeating: "a", count: 41)),
+      ("a\nb", #"a\u{A}b"#),
+    ] {
+      #expect(throws: SyncResourceError.invalidName(name)) {
+        try SyncResource.generic(entity: Self.entity, name: name) { _ in Data() }
+      }
+      #expect(
+        SyncResourceError.invalidName(name).description
+          == "\"\(shown)\" is not a resource name: it must match ^[a-z][a-z0-9_]{0,39}$")
+    }
+    // Registering the feature fails with it, naming the feature, instead of stopping the app.
+    var registry = FlowRegistry()
+    #expect(
+      throws: RegistryError.invalidFeature(
+        feature: "Misnamed",
+        problem: "\"My notes\" is not a resource name: it must match ^[a-z][a-z0-9_]{0,39}$")
+    ) {
+      try registry.register(Misnamed.self)
+    }
+    #expect(
+      RegistryError.invalidFeature(feature: "Misnamed", problem: "p").description
+        == "feature 'Misnamed' cannot register: p")
   }
 }

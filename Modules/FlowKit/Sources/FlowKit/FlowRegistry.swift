@@ -298,6 +298,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
   case variantOfUnknownFlow(flow: String, variant: String)
   case variantStepsUnsupported(flow: String, variant: String)
   case invalidVariantSteps(flow: String, variant: String, problem: String)
+  /// What a feature registers could not be made (`problem` says why, in one line).
+  case invalidFeature(feature: String, problem: String)
 
   public var description: String {
     switch self {
@@ -320,6 +322,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
       "cannot build variant '\(variant)' of flow '\(flow)' from steps: the flow does not support variants made of steps"
     case .invalidVariantSteps(let flow, let variant, let problem):
       "variant '\(variant)' of flow '\(flow)': \(problem)"
+    case .invalidFeature(let feature, let problem): "feature '\(feature)' cannot register: \(problem)"
     }
   }
 }

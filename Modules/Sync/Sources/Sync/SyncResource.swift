@@ -92,12 +92,13 @@ extension SyncResource {
   /// batch endpoint, counted by `backend.<name>.count`, and, with `pulled`, pulled back
   /// from other devices a page at a time (`PagedPull`). `body` turns an outbox row into
   /// the JSON object the server keeps, `pulled` a kept object back into the feature's
-  /// entity; no route, contract or client change is needed for a new one.
+  /// entity; no route, contract or client change is needed for a new one. A name that is
+  /// not a `ResourceName` throws `SyncResourceError.invalidName`.
   public static func generic(
     entity: OutboxEntity, name: String, body: @escaping @Sendable (OutboxRow) -> Data,
     pulled: Pulled? = nil
-  ) -> SyncResource {
-    precondition(ResourceName.isValid(name), "\"\(name)\" is not a resource name (\(ResourceName.pattern))")
+  ) throws(SyncResourceError) -> SyncResource {
+    guard ResourceName.isValid(name) else { throw .invalidName(name) }
     var pull: (@Sendable (SyncPullContext) async throws -> SyncPullReport)?
     if let pulled {
       pull = { context in
@@ -128,6 +129,19 @@ extension SyncResource {
       body: body,
       count: { api throws(ProgressAPIError) in try await api.listResource(name, ListQuery(limit: 1)).total },
       pull: pull)
+  }
+}
+
+/// Why a sync resource cannot be declared.
+public enum SyncResourceError: Error, Equatable, CustomStringConvertible {
+  /// The name is not a `ResourceName`, so no path on the backend could carry it.
+  case invalidName(String)
+
+  public var description: String {
+    switch self {
+    case .invalidName(let name):
+      "\"\(terminalSafe(name, limit: 60))\" is not a resource name: it must match \(ResourceName.pattern)"
+    }
   }
 }
 
@@ -196,21 +210,29 @@ public struct SyncPullSkip: Sendable, Hashable, CustomStringConvertible {
 /// A feature that syncs: its `<Feature>Sync` module's entry in the app's features list.
 /// Registering it adds a `backend.<name>.count` query per resource; the app's sync
 /// service sends and pulls its resources.
+/// Declaring them may throw (a generic resource's name that is not one): registering
+/// the feature then fails, naming it and why.
 public protocol SyncingFeature: FlowFeature {
-  static var syncResources: [SyncResource] { get }
+  static var syncResources: [SyncResource] { get throws }
 }
 
 extension SyncingFeature {
   public static var requiredServices: [any ServiceKey.Type] { [SyncServiceKey.self] }
 
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
-    for resource in syncResources { try SyncFeature.registerCount(of: resource, in: &registry) }
+    let resources: [SyncResource]
+    do {
+      resources = try syncResources
+    } catch {
+      throw .invalidFeature(feature: String(describing: Self.self), problem: String(describing: error))
+    }
+    for resource in resources { try SyncFeature.registerCount(of: resource, in: &registry) }
   }
 }
 
 extension Array where Element == any FlowFeature.Type {
   /// The sync resources of the syncing features among these, in their order.
   public var syncResources: [SyncResource] {
-    flatMap { ($0 as? any SyncingFeature.Type)?.syncResources ?? [] }
+    get throws { try flatMap { try ($0 as? any SyncingFeature.Type)?.syncResources ?? [] } }
   }
 }
