@@ -82,9 +82,21 @@ import Yams
     let post = ["paths", APIPath.progressBatch, "post"]
     let request = post + ["requestBody", "content", "application/json", "schema"]
     #expect(try Self.properties(document, request) == Set(BatchField.allCases.map(\.rawValue)))
+    // An item writes progress, or with `resource` a generic resource's row.
+    var node: Any = document
+    for key in request + ["properties", "items", "items", "oneOf"] {
+      node = (node as? [String: Any])?[key] ?? [:]
+    }
     #expect(
-      try Self.properties(document, request + ["properties", "items", "items"])
+      (node as? [[String: String]])?.compactMap { $0["$ref"] }
+        == ["#/components/schemas/BatchProgressItem", "#/components/schemas/BatchResourceItem"])
+    let schemas = ["components", "schemas"]
+    #expect(
+      try Self.properties(document, schemas + ["BatchResourceItem"])
         == Set(BatchItemField.allCases.map(\.rawValue)))
+    #expect(
+      try Self.properties(document, schemas + ["BatchProgressItem"])
+        == Set(BatchItemField.allCases.filter { $0 != .resource }.map(\.rawValue)))
     let answer = post + ["responses", "200", "content", "application/json", "schema"]
     #expect(
       try Self.properties(document, answer + ["properties", "data", "properties", "results", "items"])

@@ -76,6 +76,76 @@ import Testing
     #expect(otherStatus == 422)
   }
 
+  @Test(arguments: TestStore.available)
+  func aRowIsReadByItsIDAndAMissingOneIsTheEnvelopesNotFound(store: TestStore) async throws {
+    let backend = try await Self.start(store)
+    defer { Task { await backend.stop() } }
+    let alice = backend.client("alice")
+    let created = try await alice.createResource(
+      "gratitude", body: Data(#"{"items": ["Sun"], "saved_at": "2026-03-02T08:00:00Z"}"#.utf8),
+      idempotencyKey: nil)
+    #expect(try await alice.getResource("gratitude", id: created.id) == created)
+    // Another user's row, and a row of another resource, are not there.
+    await #expect(throws: ProgressAPIError.notFound("no gratitude row \(created.id)")) {
+      _ = try await backend.client("bob").getResource("gratitude", id: created.id)
+    }
+    await #expect(throws: ProgressAPIError.notFound("no breathing row \(created.id)")) {
+      _ = try await alice.getResource("breathing", id: created.id)
+    }
+    // The 404 of a read is the one a change or a delete of a missing row gets.
+    for (method, body) in [("GET", nil), ("PUT", "{}"), ("DELETE", nil)] as [(String, String?)] {
+      let (status, json) = try await backend.raw(
+        method, "/api/v1/resources/gratitude/no%20such", body: body, headers: backend.headers())
+      #expect(status == 404, "\(method)")
+      #expect(json.errorCode == "not_found" && json.errorMessage == "no gratitude row no such", "\(method)")
+    }
+  }
+
+  @Test(arguments: TestStore.available)
+  func aBatchWritesResourceRowsBesideProgressAsTheirSingleCallsWould(store: TestStore) async throws {
+    let backend = try await Self.start(store)
+    defer { Task { await backend.stop() } }
+    let alice = backend.client("alice")
+    let kept = try await alice.createResource(
+      "gratitude", body: Data(#"{"items": ["Sun"]}"#.utf8), idempotencyKey: nil)
+    let results = try await alice.batch([
+      ProgressBatchItem.create(body: Data(#"{"items": ["Tea"]}"#.utf8), idempotencyKey: "b1")
+        .to(resource: "gratitude"),
+      .create(body: progressBody(entryID: "e-1"), idempotencyKey: "b2"),
+      ProgressBatchItem.update(
+        id: kept.id, body: Data(#"{"items": ["Sun", "Rain"]}"#.utf8), idempotencyKey: "b3"
+      )
+      .to(resource: "gratitude"),
+      ProgressBatchItem.delete(id: "nope", idempotencyKey: "b4").to(resource: "gratitude"),
+    ])
+    let tea = try #require(try results[0].get())
+    #expect(tea == .resource(ResourceRecord(id: tea.id, body: ["items": ["Tea"]])))
+    guard case .progress(let mood)? = try results[1].get() else {
+      Issue.record("the progress item's answer is not a progress row: \(results[1])")
+      return
+    }
+    #expect(mood.entryID == "e-1" && mood.quantity == 7)
+    #expect(try results[2].get() == .resource(ResourceRecord(id: kept.id, body: ["items": ["Sun", "Rain"]])))
+    #expect(throws: ProgressAPIError.notFound("no gratitude row nope")) { try results[3].get() }
+    // A single call under a batch item's key is the same request: it gets the first answer.
+    let again = try await alice.createResource(
+      "gratitude", body: Data(#"{ "items" : ["Tea"] }"#.utf8), idempotencyKey: "b1")
+    #expect(BatchRecord.resource(again) == tea)
+    #expect(try await alice.listResource("gratitude", ListQuery()).total == 2)
+    #expect(try await alice.listProgress(ListQuery()).total == 1)
+    #expect(try await alice.getResource("gratitude", id: kept.id).body == ["items": ["Sun", "Rain"]])
+    // A resource that is not a name refuses the batch whole, as its path would.
+    let (status, json) = try await backend.raw(
+      "POST", "/api/v1/progress/batch",
+      body: #"{"items": [{"idempotency_key": "k", "method": "POST", "resource": "Bad", "body": {}}]}"#,
+      headers: backend.headers())
+    #expect(status == 400 && json.errorCode == "validation_failed")
+    #expect(
+      json.errorMessage
+        == "items[0].resource must be a resource name: a lower-case letter and up to 39 more lower-case letters, digits or _"
+    )
+  }
+
   @Test func badNamesAndBodiesAreRefusedWithTheEnvelope() async throws {
     let backend = try await Self.start(.sqlite)
     defer { Task { await backend.stop() } }
@@ -94,8 +164,8 @@ import Testing
     let (putStatus, _) = try await backend.raw(
       "PUT", "/api/v1/resources/Bad/x", body: "{}", headers: headers)
     #expect(putStatus == 400)
-    let (getStatus, getJSON) = try await backend.raw("GET", "/api/v1/resources/ok/x", headers: headers)
-    #expect(getStatus == 405 && getJSON.errorCode == "method_not_allowed")
+    let (postStatus, postJSON) = try await backend.raw("POST", "/api/v1/resources/ok/x", headers: headers)
+    #expect(postStatus == 405 && postJSON.errorCode == "method_not_allowed")
 
     for body in ["[1, 2]", "\"text\"", "3", "null"] {
       let (status, json) = try await backend.raw(

@@ -115,7 +115,7 @@ func testClock() -> ManualClock {
 }
 
 /// The app's sync resources, for tests that send what the app sends.
-let appResources = WellflowFeatures.syncResources
+let appResources = try! WellflowFeatures.syncResources
 
 extension SyncService {
   /// The app's resources, pulling moods into `moods`.

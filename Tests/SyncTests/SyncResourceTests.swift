@@ -65,12 +65,12 @@ import WellflowComposition
 
   @Test func theAppRegistersOneResourcePerSyncedEntityWithItsCountQuery() throws {
     // Read from the registry: a feature that syncs too adds its resource, not a line here.
-    let resources = WellflowFeatures.syncResources
+    let resources = try WellflowFeatures.syncResources
     #expect(Set(resources.map(\.entity)).count == resources.count)
     #expect(Set(resources.map(\.entity)).isSuperset(of: [.mood, .journal]))
     #expect(Set(resources.map(\.path)).isSubset(of: APIPath.all))
     let registry = try WellflowFeatures.makeRegistry()
-    for resource in WellflowFeatures.syncResources {
+    for resource in resources {
       #expect(registry.query("backend.\(resource.name).count") != nil, "\(resource.name)")
     }
   }

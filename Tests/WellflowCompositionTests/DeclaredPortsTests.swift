@@ -12,7 +12,7 @@ import WellflowComposition
 @Suite("Declared ports")
 struct DeclaredPortsTests {
   /// In-memory adapters for every port a shipped feature declares.
-  private func provide(_ requirement: ServiceRequirement, in world: TestEnvironment) {
+  private func provide(_ requirement: ServiceRequirement, in world: TestEnvironment) throws {
     let moods = InMemoryMoodRepository()
     switch requirement.port {
     case "MoodRepositoryKey": world.providing(MoodRepositoryKey.self, moods)
@@ -23,7 +23,7 @@ struct DeclaredPortsTests {
       world.providing(
         SyncServiceKey.self,
         SyncService(
-          connector: NoBackend(), outbox: moods.outbox, resources: WellflowFeatures.syncResources,
+          connector: NoBackend(), outbox: moods.outbox, resources: try WellflowFeatures.syncResources,
           services: Services(), clock: world.clock, connectivity: NetworkSwitch()))
     case "NotificationSchedulerKey":
       world.providing(
@@ -43,7 +43,7 @@ struct DeclaredPortsTests {
     var registry = FlowRegistry()
     try registry.register(feature)
     let world = TestEnvironment(userID: "alice")
-    for requirement in registry.requirements { provide(requirement, in: world) }
+    for requirement in registry.requirements { try provide(requirement, in: world) }
     let app = try TestHost(registry: registry, environment: world)
     for flow in registry.flows {
       for variant in flow.variants {

@@ -121,7 +121,7 @@ enum SyncBenchmark {
           subject: user, secret: jwtSecret, issuedAt: now, expiresAt: now.addingTimeInterval(3_600))),
       transport: HTTPClientTransport.shared)
     let processor = OutboxProcessor(
-      outbox: outbox, api: connector.client, resources: WellflowFeatures.syncResources, clock: clock,
+      outbox: outbox, api: connector.client, resources: try WellflowFeatures.syncResources, clock: clock,
       concurrency: concurrency)
 
     let start = ContinuousClock.now

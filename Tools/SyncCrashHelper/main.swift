@@ -78,7 +78,7 @@ default:
       // The test kills this process; no request of a healthy local backend should be
       // cut off by a deadline a busy machine can miss (10 s was, under CI load).
       timeout: 600),
-    resources: WellflowFeatures.syncResources, clock: SystemClock(), concurrency: concurrency)
+    resources: try WellflowFeatures.syncResources, clock: SystemClock(), concurrency: concurrency)
 
   var synced = 0
   while try await outbox.pendingCount(userID: userID) > 0 {

@@ -6,9 +6,9 @@ import Sync
 
 /// Logged sessions on the backend, as its generic resource `breathing`.
 public enum BreathingSync: SyncingFeature {
-  public static let resource = SyncResource.generic(entity: .breathing, name: "breathing") { row in
-    Data(row.payload.utf8)
+  public static var syncResources: [SyncResource] {
+    get throws {
+      [try .generic(entity: .breathing, name: "breathing") { row in Data(row.payload.utf8) }]
+    }
   }
-
-  public static var syncResources: [SyncResource] { [resource] }
 }

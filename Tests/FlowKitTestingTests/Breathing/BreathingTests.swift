@@ -32,7 +32,7 @@ struct BreathingTests {
     var world = TestEnvironment().providing(BreathingLogKey.self, SQLiteBreathingLog(writer: database.writer))
     let sync = SyncService(
       connector: Backend(client: client), outbox: SQLiteOutbox(writer: database.writer),
-      resources: BreathingSync.syncResources, services: world.services, clock: world.clock,
+      resources: try BreathingSync.syncResources, services: world.services, clock: world.clock,
       connectivity: NetworkSwitch())
     world = world.providing(SyncServiceKey.self, sync)
     let app = try TestHost([BreathingFeature.self, BreathingSync.self], environment: world)

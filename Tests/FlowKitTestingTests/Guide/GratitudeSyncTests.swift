@@ -36,7 +36,7 @@ struct GratitudeSyncTests {
       GratitudeJournalKey.self, SQLiteGratitudeJournal(writer: database.writer))
     let sync = SyncService(
       connector: Backend(client: client), outbox: SQLiteOutbox(writer: database.writer),
-      resources: GratitudeSync.syncResources, services: world.services, clock: world.clock,
+      resources: try GratitudeSync.syncResources, services: world.services, clock: world.clock,
       connectivity: NetworkSwitch())
     world = world.providing(SyncServiceKey.self, sync)
     let app = try TestHost([GratitudeFeature.self, GratitudeSync.self], environment: world)

@@ -298,6 +298,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
   case variantOfUnknownFlow(flow: String, variant: String)
   case variantStepsUnsupported(flow: String, variant: String)
   case invalidVariantSteps(flow: String, variant: String, problem: String)
+  /// What a feature registers could not be made (`problem` says why, in one line).
+  case invalidFeature(feature: String, problem: String)
 
   public var description: String {
     switch self {
@@ -320,6 +322,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
       "cannot build variant '\(variant)' of flow '\(flow)' from steps: the flow does not support variants made of steps"
     case .invalidVariantSteps(let flow, let variant, let problem):
       "variant '\(variant)' of flow '\(flow)': \(problem)"
+    case .invalidFeature(let feature, let problem): "feature '\(feature)' cannot register: \(problem)"
     }
   }
 }
@@ -340,8 +343,9 @@ public protocol FlowFeature: Sendable {
   /// kind by a cast to a concrete type: a `StoringFeature`'s storage, a `SyncingFeature`'s
   /// sync resources (those protocols fill it). A cast of the feature to their protocol
   /// would make the runtime scan every conformance in the binary, at every start.
-  /// Empty by default.
-  static var contributions: [any Sendable] { get }
+  /// Empty by default. Throws when they cannot be made (registering the feature then
+  /// fails too).
+  static var contributions: [any Sendable] { get throws }
   static func register(in registry: inout FlowRegistry) throws(RegistryError)
 }
 

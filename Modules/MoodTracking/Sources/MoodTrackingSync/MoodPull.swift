@@ -13,11 +13,9 @@ public struct MoodPull: Sendable {
   public let api: any ProgressAPI
   public let repository: any MoodRepository
   public let clock: any FlowClock
-  public static let pageSize = 100
-  /// The most pages (and `pageSize` rows each) one pull reads: a backend whose pages
-  /// never end cannot keep a sync pulling, and one with more rows than that gives them
-  /// over later pulls (`Report.resumeOffset`).
-  public static let maxPages = 100
+  public static let pageSize = PagedPull.pageSize
+  /// The most pages one pull reads (see `PagedPull`).
+  public static let maxPages = PagedPull.maxPages
 
   /// What a pull did.
   public typealias Report = SyncPullReport
@@ -33,65 +31,23 @@ public struct MoodPull: Sendable {
     self.clock = clock
   }
 
-  /// Pulls the pages from `offset` on, at most `maxPages` of them, until the total the
-  /// first page gave: a later page's larger total (rows sent meanwhile) waits for the
-  /// next pull, a smaller one (rows deleted meanwhile) ends it sooner. A permanent
+  /// Pulls the pages from `offset` on, as every pull does (`PagedPull`). A permanent
   /// refusal of the list (a 400) throws.
   public func run(userID: String, from offset: Int = 0) async throws -> Report {
-    var report = Report()
-    var offset = max(offset, 0)
-    var total: Int?
-    for pageNumber in 1...Self.maxPages {
-      let page: Page<ProgressRecord>
-      switch await fetchPage(at: offset) {
-      case .success(let fetched): page = fetched
-      case .failure(let error) where error.isTransient:
-        report.error = error
-        return report
-      case .failure(let error): throw error
-      }
-      guard page.total >= 0 else {
-        report.unfinished = "the backend's total (\(page.total)) is not a count of rows"
-        return report
-      }
-      for reason in page.skipped { report.skip(Skip(backendID: nil, reason: reason)) }
-      for record in page.entries {
-        switch try await entry(for: record, userID: userID) {
-        case .new(let entry):
-          if try await repository.importFromBackend(entry) { report.imported += 1 }
-        case .known:
-          break
-        case .invalid(let reason):
-          report.skip(Skip(backendID: record.id.isEmpty ? nil : record.id, reason: reason))
-        }
-      }
-      // Unreadable rows count too, or a page of them would end the pull early.
-      offset += page.rowCount
-      let end = min(total ?? page.total, page.total)
-      total = end
-      if page.rowCount == 0 || offset >= end { return report }
-      guard page.rowCount <= Self.pageSize else {
-        report.unfinished = "the backend answered \(page.rowCount) rows for a page of \(Self.pageSize)"
-        return report
-      }
-      if pageNumber == Self.maxPages {
-        report.unfinished =
-          "the pull stopped after \(Self.maxPages) pages (at row \(offset) of a total of \(end));"
-          + " the next sync goes on from there"
-        report.resumeOffset = offset
-      }
-    }
-    return report
-  }
-
-  private func fetchPage(at offset: Int) async -> Result<Page<ProgressRecord>, ProgressAPIError> {
-    do {
-      return .success(
+    try await PagedPull.run(
+      from: offset,
+      page: { offset throws(ProgressAPIError) in
         try await api.listProgress(
-          ListQuery(type: ProgressType.moodScore, limit: Self.pageSize, offset: offset)))
-    } catch {
-      return .failure(error)
-    }
+          ListQuery(type: ProgressType.moodScore, limit: Self.pageSize, offset: offset))
+      },
+      id: \.id,
+      each: { record in
+        switch try await entry(for: record, userID: userID) {
+        case .new(let entry): try await repository.importFromBackend(entry) ? .imported : .known
+        case .known: .known
+        case .invalid(let reason): .invalid(reason)
+        }
+      })
   }
 
   enum Pulled: Equatable {

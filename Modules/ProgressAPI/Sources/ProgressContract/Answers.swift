@@ -14,15 +14,24 @@ public struct DataEnvelope<Value: Decodable>: Decodable {
 public struct BatchAnswer: Decodable, Sendable {
   public struct Result: Decodable, Sendable {
     public var status: Int
-    /// The row, for a `POST` or `PUT` that succeeded.
+    /// The row, for a progress `POST` or `PUT` that succeeded.
     public var data: ProgressRecord?
+    /// The row, for a generic resource's `POST` or `PUT` that succeeded (`{id, body}`,
+    /// which no progress row is).
+    public var resource: ResourceRecord?
     /// The refusal's message, when the item was refused with the envelope.
     public var refusal: String?
 
     public init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: BatchResultField.self)
       status = try container.decode(Int.self, forKey: .status)
-      data = try container.decodeIfPresent(ProgressRecord.self, forKey: .data)
+      do {
+        data = try container.decodeIfPresent(ProgressRecord.self, forKey: .data)
+      } catch {
+        // Not a progress row: a resource's, or the error of a row that is neither.
+        guard let row = try? container.decode(ResourceRecord.self, forKey: .data) else { throw error }
+        resource = row
+      }
       refusal = (try? container.decodeIfPresent(ErrorEnvelope.Detail.self, forKey: .error))?.message
     }
   }

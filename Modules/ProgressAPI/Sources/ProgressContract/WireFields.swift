@@ -41,6 +41,8 @@ public enum BatchField: String, CodingKey, CaseIterable, Sendable {
 public enum BatchItemField: String, CodingKey, CaseIterable, Sendable {
   case idempotencyKey = "idempotency_key"
   case method, id, body
+  /// The generic resource the item writes (a `ResourceName`); without it, a progress write.
+  case resource
 }
 
 /// The members of one batch result.

@@ -18,6 +18,8 @@ extension Array where Element == any FlowFeature.Type {
   /// The storage of the storing features among these, in their order: the order their
   /// migrations run in after the shared ones.
   public var storage: [FeatureStorage] {
-    flatMap { $0.contributions }.compactMap { $0 as? FeatureStorage }
+    // A feature whose contributions cannot be made fails to register (its sync
+    // resources are what throw); it has no storage to give here.
+    flatMap { (try? $0.contributions) ?? [] }.compactMap { $0 as? FeatureStorage }
   }
 }

@@ -237,7 +237,8 @@ public enum ProgressAPIError: Error, Sendable, Hashable, CustomStringConvertible
   }
 }
 
-/// One write of `POST /api/v1/progress/batch`: what its single call would send.
+/// One write of `POST /api/v1/progress/batch`: what its single call would send, to the
+/// progress rows or, with `resource`, to a generic resource's.
 public struct ProgressBatchItem: Sendable, Hashable {
   public enum Method: String, Sendable, Hashable {
     case post = "POST"
@@ -251,15 +252,20 @@ public struct ProgressBatchItem: Sendable, Hashable {
   /// The JSON object the single call sends (`POST`, `PUT`); nil for `DELETE`.
   public var body: Data?
   public var idempotencyKey: String
+  /// The generic resource written (a `ResourceName`); nil for a progress write.
+  public var resource: String?
 
   /// The most writes one batch request may carry.
   public static let maxPerBatch = 100
 
-  public init(method: Method, id: String? = nil, body: Data? = nil, idempotencyKey: String) {
+  public init(
+    method: Method, id: String? = nil, body: Data? = nil, idempotencyKey: String, resource: String? = nil
+  ) {
     self.method = method
     self.id = id
     self.body = body
     self.idempotencyKey = idempotencyKey
+    self.resource = resource
   }
 
   public static func create(body: Data, idempotencyKey: String) -> Self {
@@ -273,11 +279,32 @@ public struct ProgressBatchItem: Sendable, Hashable {
   public static func delete(id: String, idempotencyKey: String) -> Self {
     Self(method: .delete, id: id, idempotencyKey: idempotencyKey)
   }
+
+  /// The same write to the generic resource `name`.
+  public func to(resource name: String) -> Self {
+    var item = self
+    item.resource = name
+    return item
+  }
+}
+
+/// The row a batch item's `POST` or `PUT` wrote: a progress row, or a generic resource's.
+public enum BatchRecord: Sendable, Equatable {
+  case progress(ProgressRecord)
+  case resource(ResourceRecord)
+
+  /// The backend's id for the row.
+  public var id: String {
+    switch self {
+    case .progress(let record): record.id
+    case .resource(let record): record.id
+    }
+  }
 }
 
 /// A batch item's result: what its single call would have returned (the row for `POST`
 /// and `PUT`, nil for `DELETE`) or thrown, classified alike.
-public typealias ProgressBatchResult = Result<ProgressRecord?, ProgressAPIError>
+public typealias ProgressBatchResult = Result<BatchRecord?, ProgressAPIError>
 
 extension ProgressAPIError {
   /// Whether a batch request was answered as by a backend without the batch endpoint
@@ -301,7 +328,7 @@ public protocol ProgressAPI: Sendable {
   func listProgress(_ query: ListQuery) async throws(ProgressAPIError) -> Page<ProgressRecord>
   func createJournal(body: Data, idempotencyKey: String?) async throws(ProgressAPIError) -> JournalRecord
   func listJournal(_ query: ListQuery) async throws(ProgressAPIError) -> Page<JournalRecord>
-  /// Up to `ProgressBatchItem.maxPerBatch` progress writes in one request and one backend transaction
+  /// Up to `ProgressBatchItem.maxPerBatch` writes in one request and one backend transaction
   /// (`POST /api/v1/progress/batch`): one result per item, in order, each what the
   /// item's single call would give. Throws for the batch as a whole: what a single
   /// call would throw for the answer, or `unexpected` for an answer that does not fit
@@ -318,6 +345,8 @@ public protocol ProgressAPI: Sendable {
   /// A page of the user's rows of `resource`, oldest first (only `limit` and `offset` count).
   func listResource(_ resource: String, _ query: ListQuery) async throws(ProgressAPIError)
     -> Page<ResourceRecord>
+  /// The user's row `id` of `resource`; `notFound` when there is none.
+  func getResource(_ resource: String, id: String) async throws(ProgressAPIError) -> ResourceRecord
 }
 
 extension ProgressAPI {
@@ -350,6 +379,10 @@ extension ProgressAPI {
   public func listResource(_ resource: String, _ query: ListQuery) async throws(ProgressAPIError)
     -> Page<ResourceRecord>
   {
+    throw .unexpected(status: 404, message: "no resources endpoint")
+  }
+
+  public func getResource(_ resource: String, id: String) async throws(ProgressAPIError) -> ResourceRecord {
     throw .unexpected(status: 404, message: "no resources endpoint")
   }
 }

@@ -111,6 +111,10 @@ public final class ProgressAPIClient: ProgressAPI {
       await send("GET", APIPath.resource(escaped(resource)), query: paging.queryItems, expect: [200]))
   }
 
+  public func getResource(_ resource: String, id: String) async throws(ProgressAPIError) -> ResourceRecord {
+    try decode(await send("GET", APIPath.resource(escaped(resource), id: escaped(id)), expect: [200]))
+  }
+
   public func batch(_ items: [ProgressBatchItem]) async throws(ProgressAPIError) -> [ProgressBatchResult] {
     guard !items.isEmpty else { return [] }
     guard items.count <= ProgressBatchItem.maxPerBatch else {
@@ -142,12 +146,17 @@ public final class ProgressAPIClient: ProgressAPI {
         bytes += #","\#(BatchItemField.id)":"#.utf8
         appendJSONString(id, to: &bytes)
       }
+      if let resource = item.resource {
+        bytes += #","\#(BatchItemField.resource)":"#.utf8
+        appendJSONString(resource, to: &bytes)
+      }
       var entryID: String?
       if let body = item.body {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
           throw .badRequest("items[\(index)].body is not a JSON object")
         }
-        entryID = object[ProgressInputField.entryID.rawValue] as? String
+        // A resource's body is the feature's own: only a progress row names its entry.
+        if item.resource == nil { entryID = object[ProgressInputField.entryID.rawValue] as? String }
         bytes += #","\#(BatchItemField.body)":"#.utf8
         bytes += body
       }
@@ -215,13 +224,21 @@ public final class ProgressAPIClient: ProgressAPI {
         outcomes.append(.success(nil))
         continue
       }
-      guard let record = result.data, !record.id.isEmpty else {
+      let record: BatchRecord
+      switch (item.resource, result.data, result.resource) {
+      case (nil, let row?, _): record = .progress(row)
+      case (_?, _, let row?): record = .resource(row)
+      default: throw unfit("items[\(index)] succeeded (\(result.status)) without its row")
+      }
+      guard !record.id.isEmpty else {
         throw unfit("items[\(index)] succeeded (\(result.status)) without its row")
       }
       if item.method == .put, record.id != item.id {
         throw unfit("items[\(index)] updated \(record.id), not \(item.id ?? "-")")
       }
-      if let sent = entryIDs[index], let answered = record.entryID, sent != answered {
+      if case .progress(let row) = record, let sent = entryIDs[index], let answered = row.entryID,
+        sent != answered
+      {
         throw unfit("items[\(index)] answered for entry \(answered), not \(sent)")
       }
       outcomes.append(.success(record))

@@ -81,14 +81,36 @@ public struct SyncResource: Sendable {
 }
 
 extension SyncResource {
+  /// How a row of a generic resource pulled from the backend becomes the feature's
+  /// entity: the feature keeps it through its own port (`context.services`) and says
+  /// whether it was new, its own or one it cannot hold.
+  public typealias Pulled = @Sendable (ResourceRecord, SyncPullContext) async throws -> SyncPulledItem
+
   /// A feature's rows on the backend's generic resource `name` (`/api/v1/resources/{name}`,
-  /// a `ResourceName`): created, changed and deleted as `.changing` rows are, counted by
-  /// `backend.<name>.count`. `body` turns a row into the JSON object the server keeps; no
-  /// route, contract or client change is needed for a new one.
+  /// a `ResourceName`), a peer of progress in every way: created, changed and deleted as
+  /// `.changing` rows are, up to `ProgressBatchItem.maxPerBatch` at a time through the
+  /// batch endpoint, counted by `backend.<name>.count`, and, with `pulled`, pulled back
+  /// from other devices a page at a time (`PagedPull`). `body` turns an outbox row into
+  /// the JSON object the server keeps, `pulled` a kept object back into the feature's
+  /// entity; no route, contract or client change is needed for a new one. A name that is
+  /// not a `ResourceName` throws `SyncResourceError.invalidName`.
   public static func generic(
-    entity: OutboxEntity, name: String, body: @escaping @Sendable (OutboxRow) -> Data
-  ) -> SyncResource {
-    precondition(ResourceName.isValid(name), "\"\(name)\" is not a resource name (\(ResourceName.pattern))")
+    entity: OutboxEntity, name: String, body: @escaping @Sendable (OutboxRow) -> Data,
+    pulled: Pulled? = nil
+  ) throws(SyncResourceError) -> SyncResource {
+    guard ResourceName.isValid(name) else { throw .invalidName(name) }
+    var pull: (@Sendable (SyncPullContext) async throws -> SyncPullReport)?
+    if let pulled {
+      pull = { context in
+        try await PagedPull.run(
+          from: context.offset,
+          page: { offset throws(ProgressAPIError) -> Page<ResourceRecord> in
+            try await context.api.listResource(name, ListQuery(limit: PagedPull.pageSize, offset: offset))
+          },
+          id: { (record: ResourceRecord) in record.id },
+          each: { record in try await pulled(record, context) })
+      }
+    }
     return SyncResource(
       entity: entity, path: APIPath.resource(name),
       writes: .changing(
@@ -100,9 +122,26 @@ extension SyncResource {
         },
         delete: { api, id, key throws(ProgressAPIError) in
           try await api.deleteResource(name, id: id, idempotencyKey: key)
-        }, batch: nil),
+        },
+        batch: { api, items throws(ProgressAPIError) in
+          try await api.batch(items.map { $0.to(resource: name) })
+        }),
       body: body,
-      count: { api throws(ProgressAPIError) in try await api.listResource(name, ListQuery(limit: 1)).total })
+      count: { api throws(ProgressAPIError) in try await api.listResource(name, ListQuery(limit: 1)).total },
+      pull: pull)
+  }
+}
+
+/// Why a sync resource cannot be declared.
+public enum SyncResourceError: Error, Equatable, CustomStringConvertible {
+  /// The name is not a `ResourceName`, so no path on the backend could carry it.
+  case invalidName(String)
+
+  public var description: String {
+    switch self {
+    case .invalidName(let name):
+      "\"\(terminalSafe(name, limit: 60))\" is not a resource name: it must match \(ResourceName.pattern)"
+    }
   }
 }
 
@@ -170,25 +209,35 @@ public struct SyncPullSkip: Sendable, Hashable, CustomStringConvertible {
 
 /// A feature that syncs: its `<Feature>Sync` module's entry in the app's features list.
 /// Registering it adds a `backend.<name>.count` query per resource; the app's sync
-/// service sends and pulls its resources. (A type that is also a `StoringFeature` says
-/// `contributions` itself: `[storage] + syncResources`.)
+/// service sends and pulls its resources.
+/// Declaring them may throw (a generic resource's name that is not one): registering
+/// the feature then fails, naming it and why. (A type that is also a `StoringFeature`
+/// says `contributions` itself: `[storage] + syncResources`.)
 public protocol SyncingFeature: FlowFeature {
-  static var syncResources: [SyncResource] { get }
+  static var syncResources: [SyncResource] { get throws }
 }
 
 extension SyncingFeature {
   public static var requiredServices: [any ServiceKey.Type] { [SyncServiceKey.self] }
 
   public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
-    for resource in syncResources { try SyncFeature.registerCount(of: resource, in: &registry) }
+    let resources: [SyncResource]
+    do {
+      resources = try syncResources
+    } catch {
+      throw .invalidFeature(feature: String(describing: Self.self), problem: String(describing: error))
+    }
+    for resource in resources { try SyncFeature.registerCount(of: resource, in: &registry) }
   }
 
-  public static var contributions: [any Sendable] { syncResources }
+  public static var contributions: [any Sendable] {
+    get throws { try syncResources }
+  }
 }
 
 extension Array where Element == any FlowFeature.Type {
   /// The sync resources of the syncing features among these, in their order.
   public var syncResources: [SyncResource] {
-    flatMap { $0.contributions }.compactMap { $0 as? SyncResource }
+    get throws { try flatMap { try $0.contributions }.compactMap { $0 as? SyncResource } }
   }
 }

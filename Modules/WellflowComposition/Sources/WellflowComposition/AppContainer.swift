@@ -40,8 +40,9 @@ public final class AppContainer {
   public let analytics: any AnalyticsSink
   /// Where `sync` sends.
   public let backend: any BackendConnector
-  /// What `sync` sends and pulls: the features' sync resources.
-  public let syncResources: [SyncResource]
+  /// What `sync` sends and pulls: the features' sync resources; nil for the app's
+  /// (`WellflowFeatures.syncResources`).
+  public let syncResources: [SyncResource]?
   public let connectivity: any Connectivity
   public let workMode: WorkTracker.Mode
   public let presentationClock: any PresentationClock
@@ -68,7 +69,7 @@ public final class AppContainer {
     registry: FlowRegistry, storage: StorageMode = .sqlite, schema: SQLiteSchema = WellflowFeatures.schema,
     dataDirectory: URL, userID: String,
     clock: any FlowClock = SystemClock(), analytics: any AnalyticsSink = DiscardingAnalyticsSink(),
-    backend: any BackendConnector, syncResources: [SyncResource] = WellflowFeatures.syncResources,
+    backend: any BackendConnector, syncResources: [SyncResource]? = nil,
     connectivity: any Connectivity = NetworkSwitch(),
     workMode: WorkTracker.Mode = .concurrent,
     presentationClock: any PresentationClock = SleepingPresentationClock(),
@@ -132,7 +133,9 @@ public final class AppContainer {
       sync = services[SyncServiceKey.self]
     } else {
       sync = SyncService(
-        connector: backend, outbox: services[OutboxKey.self], resources: syncResources, services: services,
+        connector: backend, outbox: services[OutboxKey.self],
+        resources: try syncResources ?? WellflowFeatures.syncResources,
+        services: services,
         clock: clock, connectivity: connectivity, analytics: analytics)
       services[SyncServiceKey.self] = sync
     }

@@ -29,7 +29,8 @@ public enum WellflowFeatures {
   ]
 
   /// What the sync service sends and pulls: the syncing features' resources, from `all`.
-  public static let syncResources: [SyncResource] = all.syncResources
+  /// Throws as registering them would (`makeRegistry` says which feature).
+  public static var syncResources: [SyncResource] { get throws { try all.syncResources } }
 
   /// The features' storage, from the storing features in `all`, in its order.
   public static let storage: [FeatureStorage] = all.storage

@@ -27,7 +27,7 @@ enum BackendRouter {
     (APIPath.progress, ["GET", "POST"]), (APIPath.progressBatch, ["POST"]),
     (APIPath.progressItem, ["GET", "PUT", "DELETE"]), (APIPath.journal, ["GET", "POST"]),
     (APIPath.events, ["POST"]), (APIPath.resource, ["GET", "POST"]),
-    (APIPath.resourceItem, ["PUT", "DELETE"]),
+    (APIPath.resourceItem, ["GET", "PUT", "DELETE"]),
   ].map { ($0.split(separator: "/"), $1) }
 
   /// The methods the API path `parts` takes; nil when it is no API path. `{…}` in a

@@ -5,9 +5,10 @@ import StrictJSON
 
 private typealias I = BatchItemField
 
-/// `POST /api/v1/progress/batch`: up to 100 progress writes in one transaction, each
-/// answered as its single call would be (a batch item and a single call with the same
-/// key are the same request). A malformed batch is refused whole with 400.
+/// `POST /api/v1/progress/batch`: up to 100 writes in one transaction, each answered as
+/// its single call would be (a batch item and a single call with the same key are the
+/// same request): progress rows, and with `resource` a generic resource's rows. A
+/// malformed batch is refused whole with 400.
 struct BatchController {
   static let maxItems = 100
   let store: any BackendStore
@@ -62,11 +63,15 @@ struct BatchController {
     if let id { try Refusal.checkName(id, "\(name).\(I.id)") }
     if method == "POST", id != nil { throw Refusal.invalid("\(name).\(I.id) is not sent with POST") }
     if method != "POST", id == nil { throw Refusal.invalid("\(name).\(I.id) is required with \(method)") }
-    let path = ProgressController.path(id)
+    let resource = try Self.resource(item[I.resource.rawValue], name: name)
+    // The single call's path: a batch item and a single call with one key are one request.
+    let path =
+      resource.map { resource in id.map { APIPath.resource(resource, id: $0) } ?? APIPath.resource(resource) }
+      ?? ProgressController.path(id)
     guard method != "DELETE" else {
       return Write(
         key: key, fingerprint: IdempotentWrites.fingerprint(method: method, path: path, body: []),
-        action: .success(.deleteProgress(id: id!)))
+        action: .success(resource.map { .deleteResource($0, id: id!) } ?? .deleteProgress(id: id!)))
     }
     guard case .object(let body) = item[I.body.rawValue] else {
       throw Refusal.invalid("\(name).\(I.body) is required with \(method): the object the single call sends")
@@ -76,8 +81,25 @@ struct BatchController {
     return Write(
       key: key, fingerprint: IdempotentWrites.fingerprint(method: method, path: path, body: canonical),
       action: IdempotentWrites.refusing { () throws(Refusal) in
+        if let resource {
+          let kept = try ResourcesController.canonicalBody(body)
+          return id.map { .updateResource(resource, id: $0, body: kept) }
+            ?? .createResource(resource, body: kept)
+        }
         let input = try ProgressInput(body)
         return id.map { .updateProgress(id: $0, input) } ?? .createProgress(input)
       })
+  }
+
+  /// The item's generic resource, checked as its path would be; nil for a progress write.
+  private static func resource(_ value: JSONValue?, name: String) throws(Refusal) -> String? {
+    switch value {
+    case nil, .null: return nil
+    case .string(let resource) where ResourceName.isValid(resource): return resource
+    default:
+      throw Refusal.invalid(
+        "\(name).\(I.resource) must be a resource name: a lower-case letter and up to "
+          + "\(ResourceName.maxLength - 1) more lower-case letters, digits or _")
+    }
   }
 }

@@ -13,6 +13,7 @@ struct ResourcesController {
     RouteCollection(context: BackendContext.self)
       .get("{resource}", use: list)
       .post("{resource}", use: create)
+      .get("{resource}/{id}", use: show)
       .put("{resource}/{id}", use: update)
       .delete("{resource}/{id}", use: delete)
   }
@@ -51,6 +52,15 @@ struct ResourcesController {
     let page = try PageRequest(query: request.apiQuery)
     let rows = try await store.resourcePage(userID: context.userID, resource: name, page: page)
     return BackendResponse(status: 200, body: WireJSON.data(rows))
+  }
+
+  @Sendable func show(_ request: Request, context: BackendContext) async throws -> BackendResponse {
+    let name = try Self.name(context)
+    let id = try ProgressController.id(context.parameters.get("id") ?? "")
+    guard let row = try await store.resource(id: id, userID: context.userID, resource: name) else {
+      return Refusal.noRow(name, id).response
+    }
+    return BackendResponse(status: 200, body: WireJSON.data(row))
   }
 
   @Sendable func create(_ request: Request, context: BackendContext) async throws -> BackendResponse {

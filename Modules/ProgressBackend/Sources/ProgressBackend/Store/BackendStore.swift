@@ -21,6 +21,9 @@ protocol BackendStore: Sendable {
   /// A page of the user's rows of a generic resource, in the order they were created, and
   /// how many there are in all.
   func resourcePage(userID: String, resource: String, page: PageRequest) async throws -> Page<StoredResource>
+  /// The user's row `id` of `resource`; nil when there is none (or it is another user's or
+  /// another resource's).
+  func resource(id: String, userID: String, resource: String) async throws -> StoredResource?
 }
 
 extension BackendStore {

@@ -298,6 +298,18 @@ final class PostgresBackendStore: BackendStore {
     }
   }
 
+  func resource(id: String, userID: String, resource: String) async throws -> StoredResource? {
+    try await connections.withConnection { connection in
+      let rows = try await connection.query(
+        "SELECT id, body FROM resources WHERE id = \(id) AND user_id = \(userID) AND resource = \(resource)",
+        logger: logger)
+      for try await row in rows.decode((String, String).self) {
+        return StoredResource(id: row.0, body: row.1)
+      }
+      return nil
+    }
+  }
+
   /// The WHERE clause of a user's rows (of `type`, within the page's dates) and its binds.
   private static func filter(userID: String, type: String?, page: PageRequest) -> (
     sql: String, binds: PostgresBindings

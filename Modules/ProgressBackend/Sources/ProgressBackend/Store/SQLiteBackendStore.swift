@@ -211,6 +211,16 @@ final class SQLiteBackendStore: BackendStore {
     }
   }
 
+  func resource(id: String, userID: String, resource: String) async throws -> StoredResource? {
+    try await writer.read { db in
+      try Row.fetchOne(
+        db.cachedStatement(
+          sql: "SELECT id, body FROM resources WHERE id = ? AND user_id = ? AND resource = ?"),
+        arguments: [id, userID, resource]
+      ).map { StoredResource(id: $0[0], body: $0[1]) }
+    }
+  }
+
   /// The columns `progressRecord` reads, in the order it reads them.
   private static let progressColumns = "id, type, quantity, date, notes, logged_at, entry_id"
 
