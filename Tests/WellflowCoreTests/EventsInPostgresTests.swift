@@ -606,6 +606,19 @@ enum PostgresForTests {
     #expect(try await PostgresForTests.count("SELECT count(*) FROM event_facts", on: database) == 0)
   }
 
+  /// A report over a database that holds no events table says so in one line, and makes
+  /// nothing there.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func aReportOverADatabaseWithoutEventsNamesTheTableAndMakesNothing() async throws {
+    let database = try await PostgresForTests.freshDatabase()
+    let outcome = await report("\(database)")
+    #expect(outcome.code == 2)
+    #expect(outcome.err == ["error: cannot use \(database): relation \"events\" does not exist"])
+    #expect(
+      try await PostgresForTests.count(
+        "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", on: database) == 0)
+  }
+
   @Test func aDatabaseThatCannotBeUsedIsOneLineWithoutThePasswordAndNothingRuns() async throws {
     // Port 1 on loopback: nothing listens, the connection is refused at once.
     let url = "postgres://ann:s3cret@127.0.0.1:1/app"

@@ -54,13 +54,16 @@ enum EventFacts {
   /// On a database that has events but no facts yet: makes the facts' tables, triggers and
   /// functions and fills them from the events, in the caller's transaction (under the
   /// schema's advisory lock); writers wait for it, so no event is left without its facts.
-  /// Anywhere else it does nothing, so it may run any number of times (by a report's
-  /// read-only user too, once the facts exist).
+  /// Where the facts exist it does nothing, so it may run any number of times (by a
+  /// report's read-only user too); without an events table it fails, naming the table.
   static let statements: [String] = [
     """
     DO $do$
     BEGIN
-    IF to_regclass('events') IS NULL OR to_regclass('event_facts') IS NOT NULL THEN RETURN; END IF;
+    -- Without an events table the error names it (relation "events" does not exist), as
+    -- a report over the table said before.
+    IF to_regclass('events') IS NULL THEN PERFORM 1 FROM events; END IF;
+    IF to_regclass('event_facts') IS NOT NULL THEN RETURN; END IF;
     CREATE OR REPLACE FUNCTION wellflow_event_facts_added() RETURNS trigger LANGUAGE plpgsql AS $f$
     BEGIN
       \(insert(from: "added"))

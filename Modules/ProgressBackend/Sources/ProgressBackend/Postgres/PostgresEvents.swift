@@ -21,7 +21,7 @@ public enum PostgresEvents {
 
   /// Before a report: the events' facts (`EventFacts`), made and filled from the events
   /// on a database written by an older version (once; later reports find them). A
-  /// database without an events table is left as it is.
+  /// database without an events table is an error naming the table.
   public static func prepareFacts(_ connection: PostgresConnection) async throws {
     try await PostgresBackendStore.migrateEventFacts(connection, logger: PostgresLocation.quietLogger)
   }
