@@ -77,7 +77,7 @@ SELECT jsonb_set(p.data, '{user}', to_jsonb((p.data->>'user') || '~' || k))
 FROM population p, generate_series(1, ($events + (SELECT count(*) FROM population) - 1) / (SELECT count(*) FROM population)) AS k
 ORDER BY k, p.seq;
 DELETE FROM events WHERE seq > (SELECT min(seq) FROM events) + $events - 1;
-VACUUM ANALYZE events;
+VACUUM ANALYZE;
 SQL
 fi
 report_runs=""

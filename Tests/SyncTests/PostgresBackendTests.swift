@@ -78,7 +78,9 @@ import Testing
     #expect(backends.count == 4)
     #expect(
       try await TestPostgres.column(
-        "SELECT version::text FROM wellflow_schema ORDER BY version", on: location) == ["1", "2", "3", "4"])
+        "SELECT version::text FROM wellflow_schema ORDER BY version", on: location) == [
+          "1", "2", "3", "4", "5",
+        ])
     let (status, _) = try await backends[3].raw(
       "POST", "/api/v1/progress", body: String(decoding: progressBody(), as: UTF8.self),
       headers: backends[3].headers())

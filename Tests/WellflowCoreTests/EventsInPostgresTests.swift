@@ -281,8 +281,8 @@ enum PostgresForTests {
     #expect(decoded.variations.map(\.variation) == ["full", "quick", "mini", ""])
   }
 
-  /// Stamps in the form `wellflow run` writes are compared and dayed as text, others are
-  /// parsed: with milliseconds and without, a UTC offset across midnight, and a second run
+  /// Stamps in the form `wellflow run` writes are read from their digits when they are
+  /// written, others are parsed when the report reads them: with milliseconds and without, a UTC offset across midnight, and a second run
   /// whose stamps go back between the two forms count as in the file.
   @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
   func stampsOfEveryFormCountTheirDaysAndRunsAsInTheFile() async throws {
@@ -312,6 +312,14 @@ enum PostgresForTests {
       // u5: exposed late on the 5th; the 6th's last millisecond is the next day.
       expose("u5", "2026-01-05T23:59:59.999Z", "full"),
       line("u5", "2026-01-06T23:59:59.999Z", "app_opened"),
+      // u6, u7: the day after February's last, in a leap year and in a century that is not.
+      expose("u6", "2028-02-28T12:00:00Z", "full"),
+      line("u6", "2028-02-29T00:00:00.000Z", "app_opened"),
+      expose("u7", "2100-02-28T10:00:00Z", "quick"),
+      line("u7", "2100-03-01T00:00:00Z", "app_opened"),
+      // u8: exposed before 1970 (parsed), back the next day in wellflow's form.
+      expose("u8", "1969-12-31T23:00:00Z", "quick"),
+      line("u8", "1970-01-01T00:00:00.000Z", "app_opened"),
     ]
     let file = workspace.write("events.ndjson", lines.joined(separator: "\n") + "\n")
     let experiments = workspace.write(
@@ -329,8 +337,8 @@ enum PostgresForTests {
     let decoded = try JSONDecoder().decode(
       ExperimentReport.self, from: Data(await report("\(database)", experiments: experiments).outText.utf8))
     #expect(decoded.usersInSeveralRuns == 1)
-    // u3, u4 and u5 came back the next UTC day; u2 did not.
-    #expect(decoded.variations.map { $0.metrics[0].conversions }.reduce(0, +) == 3)
+    // u3 to u8 came back the next UTC day; u2 did not.
+    #expect(decoded.variations.map { $0.metrics[0].conversions }.reduce(0, +) == 6)
   }
 
   /// Names from the experiment file go into the SQL quoted: a quote or a backslash in an
@@ -467,15 +475,18 @@ enum PostgresForTests {
     #expect(unknown.errText.contains("experiments seen: checkin-length"))
   }
 
-  /// `run --events postgres://…` makes the events table and its indexes only (the progress
-  /// tables are `serve`'s); a database made before the exposures' index gains it.
+  /// `run --events postgres://…` makes the events tables and their indexes only (the
+  /// progress tables are `serve`'s); a database made before the exposures' index gains it.
   @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
   func eventsMakeOnlyTheEventsTableAndAnEarlierOneGainsTheIndex() async throws {
     let database = try await PostgresForTests.freshDatabase()
     try await PostgresEvents.prepare(database)
     #expect(
       try await PostgresForTests.count(
-        "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", on: database) == 1)
+        """
+        SELECT count(*) FROM pg_tables WHERE schemaname = 'public'
+          AND tablename NOT IN ('events', 'event_facts', 'event_users')
+        """, on: database) == 0)
     #expect(
       try await PostgresForTests.count(
         "SELECT count(*) FROM pg_tables WHERE tablename = 'events'", on: database) == 1)
@@ -486,6 +497,126 @@ enum PostgresForTests {
     #expect(try await PostgresForTests.count(indexes, on: database) == 0)
     try await PostgresEvents.prepare(database)
     #expect(try await PostgresForTests.count(indexes, on: database) == 1)
+  }
+
+  /// The events table as versions before the report's facts made it, and filled by them.
+  static func olderDatabase(with file: String) async throws -> PostgresLocation {
+    let database = try await PostgresForTests.freshDatabase()
+    let connection = try await database.connect()
+    defer { connection.closeInBackground() }
+    let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
+    for sql in [
+      """
+      CREATE TABLE events (
+        seq bigserial PRIMARY KEY,
+        data jsonb NOT NULL,
+        ts text COLLATE "C" GENERATED ALWAYS AS (data->>'ts') STORED,
+        user_id text GENERATED ALWAYS AS (data->>'user') STORED,
+        event text GENERATED ALWAYS AS (data->>'event') STORED
+      )
+      """,
+      "CREATE INDEX events_by_event_user ON events (event, user_id)",
+      "CREATE INDEX events_exposures ON events ((data->>'experiment'), seq) WHERE event = 'experiment_viewed'",
+    ] {
+      try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresLocation.quietLogger)
+    }
+    try await connection.query(
+      "INSERT INTO events (data) SELECT line::jsonb FROM unnest(\(lines)::text[]) AS line",
+      logger: PostgresLocation.quietLogger)
+    return database
+  }
+
+  /// Events an older version wrote (the events table alone) report as the file does: the
+  /// first report copies them into the facts, and events written after that are added by
+  /// the table's triggers.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func eventsWrittenByAnOlderVersionReportAsTheFileAndGainTheirFactsOnce() async throws {
+    let workspace = Workspace()
+    let first = workspace.path("first.ndjson")
+    let both = workspace.path("both.ndjson")
+    for (seed, append) in [(UInt64(1), false), (2, true)] {
+      let run = await wellflowRun([Self.script]) {
+        $0.experimentsPath = Self.experiments
+        $0.users = 30
+        $0.jobs = 1
+        $0.seed = seed
+        $0.eventsPath = append ? both : first
+        $0.quiet = true
+      }
+      #expect(run.code == 0, "\(run.errText)")
+    }
+    let firstText = try String(contentsOfFile: first, encoding: .utf8)
+    let all = workspace.write(
+      "all.ndjson", firstText + (try String(contentsOfFile: both, encoding: .utf8)))
+    let database = try await Self.olderDatabase(with: first)
+    let facts = "SELECT count(*) FROM pg_tables WHERE tablename = 'event_facts'"
+    #expect(try await PostgresForTests.count(facts, on: database) == 0)
+    await expectSameReports(first, database, experiments: Self.experiments)
+    let events = firstText.split(separator: "\n").count
+    #expect(try await PostgresForTests.count("SELECT count(*) FROM event_facts", on: database) == events)
+    // Later events, through the writer of `run --events`: the triggers add their facts.
+    try await PostgresEvents.insert(ndjsonFile: both, into: database)
+    await expectSameReports(all, database, experiments: Self.experiments)
+    await expectSameReports(all, database, experiments: nil)
+    #expect(
+      try await PostgresForTests.count(
+        "SELECT count(*) FROM events e FULL JOIN event_facts f USING (seq) WHERE e.seq IS NULL OR f.seq IS NULL",
+        on: database) == 0)
+  }
+
+  /// Events removed, changed or truncated by hand take their facts with them: the report
+  /// counts what the table holds.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func factsFollowEveryChangeToTheEventsTable() async throws {
+    let workspace = Workspace()
+    let file = workspace.path("events.ndjson")
+    let run = await wellflowRun([Self.script]) {
+      $0.experimentsPath = Self.experiments
+      $0.users = 30
+      $0.jobs = 1
+      $0.eventsPath = file
+      $0.quiet = true
+    }
+    #expect(run.code == 0, "\(run.errText)")
+    let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+    let database = try await Self.database(with: file)
+    let kept = lines.count * 2 / 3
+    let connection = try await database.connect()
+    defer { connection.closeInBackground() }
+    let logger = PostgresLocation.quietLogger
+    try await connection.query(
+      PostgresQuery(unsafeSQL: "DELETE FROM events WHERE seq > (SELECT min(seq) FROM events) + \(kept - 1)"),
+      logger: logger)
+    let head = workspace.write("head.ndjson", lines.prefix(kept).joined(separator: "\n") + "\n")
+    await expectSameReports(head, database, experiments: Self.experiments)
+    // The exposures to `mini` renamed `quick`, in the table and in the file.
+    #expect(lines.prefix(kept).contains { $0.contains(#""variation":"mini""#) })
+    try await connection.query(
+      """
+      UPDATE events SET data = jsonb_set(data, '{variation}', '"quick"')
+      WHERE event = 'experiment_viewed' AND data->>'variation' = 'mini'
+      """, logger: logger)
+    let renamed = workspace.write(
+      "renamed.ndjson",
+      lines.prefix(kept).map {
+        $0.replacingOccurrences(of: #""variation":"mini""#, with: #""variation":"quick""#)
+      }.joined(separator: "\n") + "\n")
+    await expectSameReports(renamed, database, experiments: Self.experiments)
+    try await connection.query("TRUNCATE events", logger: logger)
+    #expect(try await PostgresForTests.count("SELECT count(*) FROM event_facts", on: database) == 0)
+  }
+
+  /// A report over a database that holds no events table says so in one line, and makes
+  /// nothing there.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func aReportOverADatabaseWithoutEventsNamesTheTableAndMakesNothing() async throws {
+    let database = try await PostgresForTests.freshDatabase()
+    let outcome = await report("\(database)")
+    #expect(outcome.code == 2)
+    #expect(outcome.err == ["error: cannot use \(database): relation \"events\" does not exist"])
+    #expect(
+      try await PostgresForTests.count(
+        "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", on: database) == 0)
   }
 
   @Test func aDatabaseThatCannotBeUsedIsOneLineWithoutThePasswordAndNothingRuns() async throws {

@@ -51,8 +51,10 @@ public enum ReportFromPostgres {
   }
 }
 
-/// The report's aggregation as SQL over the `events` table (`seq`, `data` and the columns
-/// `ts`, `user_id`, `event` made from it), mirroring `ExperimentReport.Builder` step by step.
+/// The report's aggregation as SQL, mirroring `ExperimentReport.Builder` step by step, over
+/// `event_facts` (each event's user as a number, name, flow, screen, reason, exposure and
+/// stamp as numbers: see `EventFacts`), and over the `events` table only for the fields a
+/// mean metric or a covariate names.
 struct ReportSQL {
   let experiment: String
   let setup: ReportCommand.Setup
@@ -72,15 +74,19 @@ struct ReportSQL {
     let connection = try await location.connect()
     defer { connection.closeInBackground() }
     do {
+      // Events written before the facts existed gain them here, once.
+      try await PostgresEvents.prepareFacts(connection)
       // Names from the experiment file are quoted by `literal`, which needs standard
       // strings (a backslash is a backslash): set here, whatever the server's default.
       // The temporary tables hold about one row per exposed user's later event: in memory
       // they are not written out and read back (temp_buffers counts before the first one
       // is touched; the connection is this report's). Sorts and hashes of a few million
-      // rows stay in memory too (the server's memory, not this process's).
+      // rows stay in memory too (the server's memory, not this process's). Compiling the
+      // plans (JIT) cost more than it saved on these scans.
       try await execute(
         "SET temp_buffers = '256MB'", "BEGIN ISOLATION LEVEL REPEATABLE READ",
-        "SET LOCAL standard_conforming_strings = on", "SET LOCAL work_mem = '256MB'", on: connection)
+        "SET LOCAL standard_conforming_strings = on", "SET LOCAL work_mem = '256MB'", "SET LOCAL jit = off",
+        on: connection)
       let gathered = try await gather(connection)
       try await execute("ROLLBACK", on: connection)
       return gathered
@@ -104,20 +110,27 @@ struct ReportSQL {
   static func numeric(_ name: String, of row: String = "e") -> String {
     """
     (CASE jsonb_typeof(\(row).data->\(literal(name))) WHEN 'number' THEN true \
-    WHEN 'string' THEN \(field(name, of: row)) ~ '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$' \
-    ELSE false END)
+    WHEN 'string' THEN \(field(name, of: row)) ~ \(decimal) ELSE false END)
     """
   }
 
-  /// Whether the stamp is in the form `wellflow run` writes, `2026-03-02T07:00:04.250Z` (or
-  /// without the milliseconds), which the file's reader also reads from its digits: its
-  /// first ten characters are then its UTC day, and two such stamps of the same length
-  /// compare as text as they do in time. Parsing every stamp (`::timestamptz`) was most of
-  /// the report's time; other stamps are still parsed.
-  static func canonical(_ stamp: String) -> String {
+  /// Text spelling a decimal number (a JSON number's text always does).
+  static let decimal = "'^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$'"
+
+  /// The fact's stamp in microseconds since 1970 (UTC): kept for stamps in wellflow's form,
+  /// parsed from the event's text for others (an error if it is no date-time, as before).
+  static func stamp(_ fact: String) -> String {
     """
-    ((\(stamp) LIKE '____-__-__T__:__:__.___Z' OR \(stamp) LIKE '____-__-__T__:__:__Z') \
-    AND substr(\(stamp), 12, 2) < '24' AND substr(\(stamp), 18, 2) < '60')
+    coalesce(\(fact).us, (SELECT (extract(epoch FROM e.ts::timestamptz) * 1000000)::bigint \
+    FROM events e WHERE e.seq = \(fact).seq))
+    """
+  }
+
+  /// The fact's UTC day number, as `stamp`.
+  static func day(_ fact: String) -> String {
+    """
+    coalesce(\(fact).day, (SELECT floor(extract(epoch FROM e.ts::timestamptz) / 86400)::int \
+    FROM events e WHERE e.seq = \(fact).seq))
     """
   }
 
@@ -146,15 +159,13 @@ struct ReportSQL {
     let metrics = setup.metrics
     let meanMetrics = metrics.indices.filter { metrics[$0].value != nil }
     let key = Self.literal(experiment)
-    // Exposures to this experiment, in table order (the partial index `events_exposures`).
+    // Exposures to this experiment, in table order (the partial index `event_facts_exposures`).
     try await execute(
       """
       CREATE TEMP TABLE wf_exposure AS
-      SELECT e.seq, e.user_id AS u, e.ts::timestamptz AS t,
-        coalesce(\(Self.field("variation")), '') AS v, \(Self.field("variation")) IS NULL AS unnamed,
-        CASE WHEN \(Self.numeric("variation_id")) THEN \(Self.field("variation_id"))::float8 END AS vid,
-        \(Self.field("flow")) AS flow, coalesce(\(Self.field("source")) = 'script', false) AS script
-      FROM events e WHERE e.event = 'experiment_viewed' AND \(Self.field("experiment")) = \(key)
+      SELECT f.seq, f.u, \(Self.day("f")) AS day, coalesce(f.va, '') AS v, f.va IS NULL AS unnamed,
+        CASE WHEN f.vid ~ \(Self.decimal) THEN f.vid::float8 END AS vid, f.fl AS flow, f.script
+      FROM event_facts f WHERE f.ev = 'experiment_viewed' AND f.ex = \(key)
       """, on: connection)
     var exposures = 0
     var simulated = false
@@ -190,8 +201,7 @@ struct ReportSQL {
       var seen: [String] = []
       for try await name in try await rows(
         """
-        SELECT DISTINCT \(Self.field("experiment")) FROM events e
-        WHERE e.event = 'experiment_viewed' AND \(Self.field("experiment")) IS NOT NULL
+        SELECT DISTINCT ex FROM event_facts WHERE ev = 'experiment_viewed' AND ex IS NOT NULL
         """, on: connection
       ).decode(String.self) {
         seen.append(name)
@@ -218,8 +228,7 @@ struct ReportSQL {
     try await execute(
       """
       CREATE TEMP TABLE wf_user AS
-      SELECT DISTINCT ON (u) u, seq AS f, v, floor(extract(epoch FROM t) / 86400)::float8 AS day,
-        to_char(date '1970-01-01' + (floor(extract(epoch FROM t) / 86400)::int + 1), 'YYYY-MM-DD') AS next_date,
+      SELECT DISTINCT ON (u) u, seq AS f, v, day,
         min(v) OVER users <> max(v) OVER users AS several_variations,
         count(*) OVER users AS exposures, max(seq) OVER users AS last_exposure
       FROM wf_exposure WINDOW users AS (PARTITION BY u)
@@ -227,60 +236,52 @@ struct ReportSQL {
       """, "CREATE UNIQUE INDEX ON wf_user (u)", "ANALYZE wf_user", on: connection)
     let severalRuns = try await usersInSeveralRuns(connection)
 
-    // Every later event of an exposed user but this experiment's exposures: what the
-    // builder's `update` sees. Only the columns the metrics and the funnel read.
-    let everyEvent = metrics.contains { $0.kind == .returnedNextDay }
-    var kept = [
-      "(\(Self.field("flow")) = \(Self.literal(flow)) AND e.event IN ('flow_started', 'screen_viewed', 'flow_completed', 'flow_cancelled'))"
-    ]
-    for metric in metrics where metric.kind == .event {
-      kept.append("e.event = \(Self.literal(metric.event ?? ""))")
-    }
-    // Whether the event is on the UTC day after the user's first exposure (parsing every
-    // stamp only when a metric asks).
-    let nextDay =
-      everyEvent
-      ? """
-      CASE WHEN \(Self.canonical("e.ts")) THEN left(e.ts, 10) = w.next_date COLLATE "C" \
-      ELSE floor(extract(epoch FROM e.ts::timestamptz) / 86400)::float8 = w.day + 1 END
-      """ : "false"
-    let valueColumns = meanMetrics.map { ", \(Self.field(metrics[$0].value!)) AS v\($0)" }.joined()
-    try await execute(
+    // Per user, over every later event but this experiment's exposures (what the builder's
+    // `update` sees), in one pass: metrics reached and the start of the flow's first run.
+    func later(joining events: Bool = false) -> String {
       """
-      CREATE TEMP TABLE wf_after AS
-      SELECT w.u, e.seq, \(nextDay) AS next_day, e.event AS ev, \(Self.field("flow")) AS fl,
-        \(Self.field("screen")) AS sc, \(Self.field("reason")) AS rs\(valueColumns)
-      FROM events e JOIN wf_user w ON w.u = e.user_id
-      WHERE e.seq > w.f
-        AND NOT coalesce(e.event = 'experiment_viewed' AND \(Self.field("experiment")) = \(key), false)
-        \(everyEvent ? "" : "AND (" + kept.joined(separator: " OR ") + ")")
-      """, "ANALYZE wf_after", on: connection)
-
-    // Per user: metrics reached, mean metrics' sums, the start of the flow's first run.
+      FROM event_facts f JOIN wf_user w ON w.u = f.u\(events ? " JOIN events e ON e.seq = f.seq" : "")
+      WHERE f.seq > w.f AND NOT coalesce(f.ev = 'experiment_viewed' AND f.ex = \(key), false)
+      """
+    }
     var perUser: [String] = []
     for (index, metric) in metrics.enumerated() {
       switch metric.kind {
       case .event:
         perUser.append(
-          "coalesce(bool_or(\(Self.matches(metric, event: "ev", flow: "fl", screen: "sc"))), false) AS r\(index)"
+          "coalesce(bool_or(\(Self.matches(metric, event: "f.ev", flow: "f.fl", screen: "f.sc"))), false) AS r\(index)"
         )
       case .returnedNextDay:
-        perUser.append(
-          "coalesce(bool_or(next_day), false) AS r\(index)")
-      }
-      if metric.value != nil {
-        perUser.append(
-          """
-          0::float8 + coalesce(sum(v\(index)::float8 ORDER BY seq) FILTER (WHERE \
-          \(Self.matches(metric, event: "ev", flow: "fl", screen: "sc")) AND v\(index) IS NOT NULL), 0) AS y\(index)
-          """)
+        perUser.append("coalesce(bool_or(\(Self.day("f")) = w.day + 1), false) AS r\(index)")
       }
     }
-    perUser.append("min(seq) FILTER (WHERE ev = 'flow_started' AND fl = \(Self.literal(flow))) AS s")
+    perUser.append("min(f.seq) FILTER (WHERE f.ev = 'flow_started' AND f.fl = \(Self.literal(flow))) AS s")
     try await execute(
-      """
-      CREATE TEMP TABLE wf_reached AS SELECT u, \(perUser.joined(separator: ", ")) FROM wf_after GROUP BY u
-      """, "CREATE UNIQUE INDEX ON wf_reached (u)", "ANALYZE wf_reached", on: connection)
+      "CREATE TEMP TABLE wf_reached AS SELECT w.u, \(perUser.joined(separator: ", ")) \(later()) GROUP BY w.u",
+      "CREATE UNIQUE INDEX ON wf_reached (u)", "ANALYZE wf_reached", on: connection)
+
+    // Mean metrics' sums per user, from the events their metrics name (a user's values in
+    // event order).
+    if meanMetrics.isEmpty {
+      try await execute("CREATE TEMP TABLE wf_values (u integer PRIMARY KEY)", on: connection)
+    } else {
+      let values = meanMetrics.map { index in
+        let metric = metrics[index]
+        let value = Self.field(metric.value!)
+        return """
+          0::float8 + coalesce(sum(\(value)::float8 ORDER BY f.seq) FILTER (WHERE \
+          \(Self.matches(metric, event: "f.ev", flow: "f.fl", screen: "f.sc")) AND \(value) IS NOT NULL), 0) AS y\(index)
+          """
+      }
+      let events = Set(meanMetrics.map { Self.literal(metrics[$0].event ?? "") }).sorted()
+      try await execute(
+        """
+        CREATE TEMP TABLE wf_values AS SELECT w.u, \(values.joined(separator: ", "))
+        \(later(joining: true))
+          AND f.ev IN (\(events.joined(separator: ", ")))
+        GROUP BY w.u
+        """, "CREATE UNIQUE INDEX ON wf_values (u)", on: connection)
+    }
 
     // The flow's first run after exposure: it ends at the first start, completion or
     // cancellation after its start (a new start: abandoned); its screens are those before.
@@ -288,9 +289,9 @@ struct ReportSQL {
       """
       CREATE TEMP TABLE wf_run AS
       WITH steps AS (
-        SELECT a.u, a.seq, a.ev, a.sc, a.rs FROM wf_after a JOIN wf_reached r USING (u)
-        WHERE a.fl = \(Self.literal(flow)) AND a.seq > r.s
-          AND a.ev IN ('flow_started', 'screen_viewed', 'flow_completed', 'flow_cancelled')),
+        SELECT f.u, f.seq, f.ev, f.sc, f.rs FROM event_facts f JOIN wf_reached r USING (u)
+        WHERE f.fl = \(Self.literal(flow)) AND f.seq > r.s
+          AND f.ev IN ('flow_started', 'screen_viewed', 'flow_completed', 'flow_cancelled')),
       ends AS (
         SELECT DISTINCT ON (u) u, seq AS e, ev, rs FROM steps WHERE ev <> 'screen_viewed' ORDER BY u, seq),
       screens AS (
@@ -314,12 +315,12 @@ struct ReportSQL {
         """
         CREATE TEMP TABLE wf_covariate AS
         SELECT w.u, 0::float8 + sum(\(Self.field(covariate.value))::float8 ORDER BY e.seq) AS x
-        FROM events e JOIN wf_user w ON w.u = e.user_id
+        FROM events e JOIN event_facts f ON f.seq = e.seq JOIN wf_user w ON w.u = f.u
         WHERE e.event = \(Self.literal(covariate.event)) AND e.seq <= w.f AND \(Self.field(covariate.value)) IS NOT NULL
         GROUP BY w.u
         """, "CREATE UNIQUE INDEX ON wf_covariate (u)", on: connection)
     } else {
-      try await execute("CREATE TEMP TABLE wf_covariate (u text PRIMARY KEY, x float8)", on: connection)
+      try await execute("CREATE TEMP TABLE wf_covariate (u integer PRIMARY KEY, x float8)", on: connection)
     }
 
     // Each variation's counts and sums, users added in order of first exposure.
@@ -353,13 +354,14 @@ struct ReportSQL {
         sums(
           metric.value == nil
             ? "CASE WHEN coalesce(r.r\(index), false) THEN 1::float8 ELSE 0::float8 END"
-            : "coalesce(r.y\(index), 0::float8)", rate: metric.value == nil))
+            : "coalesce(vals.y\(index), 0::float8)", rate: metric.value == nil))
     }
     var totals: [String: (counts: [Int], sums: [Double])] = [:]
     for try await (variation, countRow, sumRow) in try await rows(
       """
       SELECT w.v, ARRAY[\(counts.joined(separator: ", "))]::int8[], ARRAY[\(doubles.joined(separator: ", "))]::float8[]
-      FROM wf_user w LEFT JOIN wf_reached r USING (u) LEFT JOIN wf_run run USING (u) LEFT JOIN wf_covariate c USING (u)
+      FROM wf_user w LEFT JOIN wf_reached r USING (u) LEFT JOIN wf_values vals USING (u)
+        LEFT JOIN wf_run run USING (u) LEFT JOIN wf_covariate c USING (u)
       GROUP BY w.v
       """, on: connection
     ).decode((String, [Int], [Double]).self) {
@@ -463,14 +465,12 @@ struct ReportSQL {
       """
       SELECT count(*) FROM (
         SELECT u, min(seq) FILTER (WHERE back) AS first_back, max(last_exposure) AS last_exposure FROM (
-          SELECT u, seq, last_exposure,
-            CASE WHEN length(ts) = length(before) AND \(Self.canonical("ts")) AND \(Self.canonical("before"))
-              THEN ts < before ELSE ts::timestamptz < before::timestamptz END AS back
+          SELECT u, seq, last_exposure, t < lag(t) OVER (PARTITION BY u ORDER BY seq) AS back
           FROM (
-            SELECT w.u, e.seq, w.last_exposure, e.ts, lag(e.ts) OVER (PARTITION BY w.u ORDER BY e.seq) AS before
-            FROM events e JOIN wf_user w ON w.u = e.user_id
+            SELECT w.u, f.seq, w.last_exposure, \(Self.stamp("f")) AS t
+            FROM event_facts f JOIN wf_user w ON w.u = f.u
             -- A stamp going back after the last exposure changes nothing.
-            WHERE w.exposures > 1 AND e.seq >= w.f AND e.seq <= w.last_exposure) pairs) stamps
+            WHERE w.exposures > 1 AND f.seq >= w.f AND f.seq <= w.last_exposure) pairs) stamps
         GROUP BY u) users
       WHERE first_back <= last_exposure
       """, on: connection
@@ -496,7 +496,7 @@ struct ReportSQL {
     }
     var join = ""
     if let covariate = setup.covariate {
-      join = "LEFT JOIN wf_user_first w ON w.u = e.user_id"
+      join = "LEFT JOIN event_users n ON n.name = e.user_id LEFT JOIN wf_user_first w ON w.u = n.id"
       try await execute(
         "CREATE TEMP TABLE wf_user_first AS SELECT u, min(seq) AS f FROM wf_exposure GROUP BY u",
         on: connection)

@@ -19,6 +19,13 @@ public enum PostgresEvents {
     }
   }
 
+  /// Before a report: the events' facts (`EventFacts`), made and filled from the events
+  /// on a database written by an older version (once; later reports find them). A
+  /// database without an events table is an error naming the table.
+  public static func prepareFacts(_ connection: PostgresConnection) async throws {
+    try await PostgresBackendStore.migrateEventFacts(connection, logger: PostgresLocation.quietLogger)
+  }
+
   /// Adds the events of the NDJSON file at `path` (one object a line) in batches, all in
   /// one transaction: after a failure the table holds none of them, so running again adds
   /// them once. Returns how many were added.

@@ -138,6 +138,9 @@ final class PostgresBackendStore: BackendStore {
         "CREATE INDEX resources_by_user ON resources (user_id, resource, seq)",
       ]
     ),
+    // The report's narrow copy of the events, kept by triggers (`EventFacts`); an older
+    // database's events are copied into it here.
+    (5, EventFacts.statements),
   ]
 
   /// Brings the schema up to date. Processes starting together take turns on an advisory
@@ -169,16 +172,25 @@ final class PostgresBackendStore: BackendStore {
   /// The versions that make the events table and its indexes: all a database that only
   /// holds events needs. Their statements may run again (`IF NOT EXISTS`), so a `serve`
   /// started on such a database later adds the rest.
-  static let eventsVersions: Set<Int> = [2, 3]
+  static let eventsVersions: Set<Int> = [2, 3, 5]
 
-  /// The events table alone, as `wellflow run --events postgres://…` needs it: no progress
-  /// tables, no recorded version.
+  /// The events tables alone, as `wellflow run --events postgres://…` needs them: no
+  /// progress tables, no recorded version.
   static func migrateEvents(_ connection: PostgresConnection, logger: Logger) async throws {
     try await connection.inTransaction(logger: logger) { connection in
       try await connection.query("SELECT pg_advisory_xact_lock(8531361451727124345)", logger: logger)
       for migration in migrations where eventsVersions.contains(migration.version) {
         try await connection.run(migration.statements, logger: logger)
       }
+    }
+  }
+
+  /// The report's facts (`EventFacts`) on a database that has events, made and filled from
+  /// them if it has none; nothing on one without events.
+  static func migrateEventFacts(_ connection: PostgresConnection, logger: Logger) async throws {
+    try await connection.inTransaction(logger: logger) { connection in
+      try await connection.query("SELECT pg_advisory_xact_lock(8531361451727124345)", logger: logger)
+      try await connection.run(EventFacts.statements, logger: logger)
     }
   }
 
