@@ -199,7 +199,8 @@ public final class ProgressServer: Sendable {
     }
     return Application(
       router: BackendRouter.build(settings),
-      server: RequestDeadline.http1(closingAfter: configuration.idleTimeout, envelopes: true),
+      server: RequestDeadline.http1(
+        closingAfter: configuration.idleTimeout, envelopes: true, onEventLoop: true),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "wellflow-backend"),
       services: metricsServer.map { [$0] } ?? [],
