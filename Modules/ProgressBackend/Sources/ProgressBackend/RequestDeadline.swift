@@ -10,19 +10,27 @@ public enum RequestDeadline {
 
   /// An HTTP/1 server whose connections have `seconds` for each request; nil: no limit.
   /// With `envelopes`, a request the parser cannot read is answered with the API's error
-  /// envelope (`MalformedRequestHandler`). With `onEventLoop`, each connection's requests
-  /// are answered on its event loop's thread (`EventLoopConnections`): for handlers that
-  /// never block for long.
-  public static func http1(
-    closingAfter seconds: TimeInterval?, envelopes: Bool = false, onEventLoop: Bool = false
-  ) -> HTTPServerBuilder {
-    let timeout = seconds.map(ProgressServer.timeAmount)
-    let configuration = HTTP1Channel.Configuration(
-      additionalChannelHandlers: (timeout.map { [RequestDeadlineHandler(timeout: $0)] } ?? [])
-        + (envelopes ? [MalformedRequestHandler()] : []))
-    guard onEventLoop else { return .http1(configuration: configuration) }
+  /// envelope (`MalformedRequestHandler`).
+  public static func http1(closingAfter seconds: TimeInterval?, envelopes: Bool = false) -> HTTPServerBuilder
+  {
+    .http1(configuration: configuration(closingAfter: seconds, envelopes: envelopes))
+  }
+
+  /// The same server, each connection's requests answered on its event loop's thread
+  /// (`EventLoopConnections`): for `serve`'s API, whose handlers never block for long.
+  static func http1OnEventLoop(closingAfter seconds: TimeInterval?, envelopes: Bool) -> HTTPServerBuilder {
+    let configuration = configuration(closingAfter: seconds, envelopes: envelopes)
     return HTTPServerBuilder { responder in
       EventLoopConnections(base: HTTP1Channel(responder: responder, configuration: configuration))
     }
+  }
+
+  private static func configuration(closingAfter seconds: TimeInterval?, envelopes: Bool)
+    -> HTTP1Channel.Configuration
+  {
+    let timeout = seconds.map(ProgressServer.timeAmount)
+    return HTTP1Channel.Configuration(
+      additionalChannelHandlers: (timeout.map { [RequestDeadlineHandler(timeout: $0)] } ?? [])
+        + (envelopes ? [MalformedRequestHandler()] : []))
   }
 }
