@@ -329,6 +329,7 @@ let package = Package(
         "MoodTrackingSync", "JournalSync", "StrictJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -199,7 +199,7 @@ public final class ProgressServer: Sendable {
     }
     return Application(
       router: BackendRouter.build(settings),
-      server: RequestDeadline.http1(closingAfter: configuration.idleTimeout, envelopes: true),
+      server: RequestDeadline.http1OnEventLoop(closingAfter: configuration.idleTimeout, envelopes: true),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "wellflow-backend"),
       services: metricsServer.map { [$0] } ?? [],

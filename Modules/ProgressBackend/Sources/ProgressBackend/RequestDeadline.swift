@@ -13,10 +13,24 @@ public enum RequestDeadline {
   /// envelope (`MalformedRequestHandler`).
   public static func http1(closingAfter seconds: TimeInterval?, envelopes: Bool = false) -> HTTPServerBuilder
   {
+    .http1(configuration: configuration(closingAfter: seconds, envelopes: envelopes))
+  }
+
+  /// The same server, each connection's requests answered on its event loop's thread
+  /// (`EventLoopConnections`): for `serve`'s API, whose handlers never block for long.
+  static func http1OnEventLoop(closingAfter seconds: TimeInterval?, envelopes: Bool) -> HTTPServerBuilder {
+    let configuration = configuration(closingAfter: seconds, envelopes: envelopes)
+    return HTTPServerBuilder { responder in
+      EventLoopConnections(base: HTTP1Channel(responder: responder, configuration: configuration))
+    }
+  }
+
+  private static func configuration(closingAfter seconds: TimeInterval?, envelopes: Bool)
+    -> HTTP1Channel.Configuration
+  {
     let timeout = seconds.map(ProgressServer.timeAmount)
-    return .http1(
-      configuration: HTTP1Channel.Configuration(
-        additionalChannelHandlers: (timeout.map { [RequestDeadlineHandler(timeout: $0)] } ?? [])
-          + (envelopes ? [MalformedRequestHandler()] : [])))
+    return HTTP1Channel.Configuration(
+      additionalChannelHandlers: (timeout.map { [RequestDeadlineHandler(timeout: $0)] } ?? [])
+        + (envelopes ? [MalformedRequestHandler()] : []))
   }
 }
