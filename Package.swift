@@ -47,7 +47,7 @@ let package = Package(
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .library(name: "FlowHTML", targets: ["FlowHTML"]),
     // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
-    .library(name: "WellflowCore", targets: ["WellflowCore", "YAMLTree"]),
+    .library(name: "WellflowCore", targets: ["WellflowCore", "WellflowScript", "YAMLTree"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -198,12 +198,25 @@ let package = Package(
     .target(
       name: "YAMLTree", dependencies: [.product(name: "Yams", package: "Yams")],
       path: "Apps/Wellflow/Sources/YAMLTree"),
+    // The script language and the runner that executes it: scripts, experiment files and
+    // GrowthBook payloads read and checked, the commands of the table, the app session a
+    // script drives and the embedded backend `sync` talks to; the JSON Schema of both files.
+    .target(
+      name: "WellflowScript",
+      dependencies: [
+        "FlowKit", "Experiments", "StrictJSON", "Sync", "SyncHTTPClient", "WellflowComposition",
+        "ProgressBackend", "YAMLTree",
+      ],
+      path: "Apps/Wellflow/Sources/WellflowScript"
+    ),
+    // The commands' shared glue: `run` (jobs, outputs, events), `export`, `flows`, `report`,
+    // `plan`, the console and output files; the explorer's commands.
     .target(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
-        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON", "YAMLTree",
+        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON", "YAMLTree", "WellflowScript",
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
         // A command's configuration is its options, declared once (`ExploreConfiguration`).
@@ -217,8 +230,8 @@ let package = Package(
     .target(
       name: "WellflowPreview",
       dependencies: [
-        "WellflowCore", "FlowKit", "FlowHTML", "Experiments", "WellflowComposition", "ProgressBackend",
-        .product(name: "Hummingbird", package: "hummingbird"),
+        "WellflowCore", "WellflowScript", "FlowKit", "FlowHTML", "Experiments", "WellflowComposition",
+        "ProgressBackend", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
         // The page's Content-Security-Policy names its inline script by its SHA-256.
@@ -229,7 +242,7 @@ let package = Package(
     .executableTarget(
       name: "wellflow",
       dependencies: [
-        "WellflowCore", "WellflowPreview", "ProgressBackend",
+        "WellflowCore", "WellflowScript", "WellflowPreview", "ProgressBackend",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Apps/Wellflow/Sources/wellflow",
@@ -260,7 +273,8 @@ let package = Package(
     .executableTarget(
       name: "wellflow-bench",
       dependencies: [
-        "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
+        "WellflowCore", "WellflowScript", "WellflowComposition", "FlowKit", "Onboarding", "Experiments",
+        "MoodTracking",
         "Storage", "Sync", "SyncHTTPClient", "ProgressBackend", "MoodTrackingSQLite", "StrictJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench", exclude: ["PERFORMANCE.md"]),
@@ -311,10 +325,23 @@ let package = Package(
         "MoodTracking", "Reminders", "Storage", "Sync", "MoodTrackingSync",
       ]),
     .testTarget(name: "YAMLTreeTests", dependencies: ["YAMLTree"]),
+    // Scripts' workspaces and the lab flow (every kind of input), for the runner's tests
+    // and the commands'.
+    .target(
+      name: "ScriptTestSupport", dependencies: ["FlowKit", "WellflowScript"],
+      path: "Tests/Support/ScriptTestSupport"),
+    .testTarget(
+      name: "WellflowScriptTests",
+      dependencies: [
+        "WellflowScript", "ScriptTestSupport", "FlowKit", "Experiments", "WellflowComposition", "YAMLTree",
+        "PythonSupport",
+      ]),
     .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
-        "WellflowCore", "WellflowPreview", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments",
+        "WellflowCore", "WellflowScript", "ScriptTestSupport", "WellflowPreview", "WellflowComposition",
+        "FlowKit",
+        "FlowKitTesting", "Experiments",
         "ProgressBackend", "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
         "StrictJSON", "PythonSupport", "YAMLTree",
         .product(name: "GRDB", package: "GRDB.swift"),

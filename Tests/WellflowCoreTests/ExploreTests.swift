@@ -1,7 +1,9 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
+import WellflowScript
 
 @MainActor
 @Suite("wellflow explore")

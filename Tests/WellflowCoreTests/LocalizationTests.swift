@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import WellflowComposition
 import WellflowCore
+import WellflowScript
 
 @MainActor
 @Suite("Language: string tables, German screens, ids that never change")

@@ -1,6 +1,7 @@
 import FlowHTML
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
 

@@ -1,9 +1,11 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import YAMLTree
 
 @testable import WellflowCore
+@testable import WellflowScript
 
 /// A run's memory is bounded by what its outputs need: no output keeps every run or
 /// every step of a run (issue 28), and the HTML report draws a bounded number of runs

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import WellflowScript
 
 /// The text transcript and the JSON document of a run. The text goes to a terminal or a
 /// CI log, so whatever a script (or `-e`) wrote is printed through `terminalSafe`: a

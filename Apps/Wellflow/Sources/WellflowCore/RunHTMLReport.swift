@@ -1,6 +1,7 @@
 import FlowHTML
 import FlowKit
 import Foundation
+import WellflowScript
 
 /// `wellflow run --html FILE`: one self-contained page with the totals, then the
 /// failing script runs (their `file:line:column` message and the screen they failed on),

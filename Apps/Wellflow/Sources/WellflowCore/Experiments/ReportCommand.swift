@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import WellflowScript
 import YAMLTree
 
 /// Everything `wellflow report` takes.

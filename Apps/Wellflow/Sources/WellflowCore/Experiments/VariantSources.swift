@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import WellflowScript
 
 /// What `--experiments FILE` and `--growthbook FILE` add to a command that names flows:
 /// the variants a file declares (a file may declare only `variants:`) and the payload

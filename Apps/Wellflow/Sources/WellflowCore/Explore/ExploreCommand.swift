@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowKit
 import Foundation
+import WellflowScript
 
 /// Everything `wellflow explore` takes, declared once: the command line parses it.
 public struct ExploreConfiguration: ParsableArguments, ExplorationLimited, Sendable {

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import WellflowScript
 
 /// Explores a flow breadth-first as a graph of states and checks the flow contract on
 /// every transition: refused actions change nothing, alert buttons answer and nothing
