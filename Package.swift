@@ -47,7 +47,9 @@ let package = Package(
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .library(name: "FlowHTML", targets: ["FlowHTML"]),
     // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
-    .library(name: "WellflowCore", targets: ["WellflowCore", "WellflowScript", "YAMLTree"]),
+    .library(
+      name: "WellflowCore",
+      targets: ["WellflowCore", "WellflowScript", "WellflowReports", "WellflowExplorer", "YAMLTree"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -209,6 +211,17 @@ let package = Package(
       ],
       path: "Apps/Wellflow/Sources/WellflowScript"
     ),
+    // The explorer: every reachable state of a flow by breadth-first search on app
+    // sessions, the contract's checks on each, the flow's graph, actions as script steps
+    // and as `play` reads them, the player's screen.
+    .target(
+      name: "WellflowExplorer", dependencies: ["FlowKit", "WellflowScript", "YAMLTree"],
+      path: "Apps/Wellflow/Sources/WellflowExplorer"),
+    // What a run and a report print: the transcript, JSON and JUnit documents, the HTML
+    // pages of a run and of an experiment's report. Knows no command and no explorer.
+    .target(
+      name: "WellflowReports", dependencies: ["FlowKit", "FlowHTML", "Experiments", "WellflowScript"],
+      path: "Apps/Wellflow/Sources/WellflowReports"),
     // The commands' shared glue: `run` (jobs, outputs, events), `export`, `flows`, `report`,
     // `plan`, the console and output files; the explorer's commands.
     .target(
@@ -216,7 +229,8 @@ let package = Package(
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
-        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON", "YAMLTree", "WellflowScript",
+        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON", "YAMLTree", "WellflowScript", "WellflowReports",
+        "WellflowExplorer",
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
         // A command's configuration is its options, declared once (`ExploreConfiguration`).
@@ -230,7 +244,8 @@ let package = Package(
     .target(
       name: "WellflowPreview",
       dependencies: [
-        "WellflowCore", "WellflowScript", "FlowKit", "FlowHTML", "Experiments", "WellflowComposition",
+        "WellflowCore", "WellflowScript", "WellflowExplorer", "FlowKit", "FlowHTML", "Experiments",
+        "WellflowComposition",
         "ProgressBackend", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
@@ -325,8 +340,9 @@ let package = Package(
         "MoodTracking", "Reminders", "Storage", "Sync", "MoodTrackingSync",
       ]),
     .testTarget(name: "YAMLTreeTests", dependencies: ["YAMLTree"]),
-    // Scripts' workspaces and the lab flow (every kind of input), for the runner's tests
-    // and the commands'.
+    // Scripts' workspaces and test flows (the lab: every kind of input; flows that break
+    // the contract; small flows whose exploration is known), shared by the script
+    // language's, the explorer's, the reports' and the commands' tests.
     .target(
       name: "ScriptTestSupport", dependencies: ["FlowKit", "WellflowScript"],
       path: "Tests/Support/ScriptTestSupport"),
@@ -337,9 +353,20 @@ let package = Package(
         "PythonSupport",
       ]),
     .testTarget(
+      name: "WellflowExplorerTests",
+      dependencies: [
+        "WellflowExplorer", "WellflowScript", "ScriptTestSupport", "FlowKit", "WellflowComposition",
+      ]),
+    .testTarget(
+      name: "WellflowReportsTests",
+      dependencies: [
+        "WellflowReports", "WellflowScript", "ScriptTestSupport", "FlowKit", "Experiments", "YAMLTree",
+      ]),
+    .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
-        "WellflowCore", "WellflowScript", "ScriptTestSupport", "WellflowPreview", "WellflowComposition",
+        "WellflowCore", "WellflowScript", "WellflowReports", "WellflowExplorer", "ScriptTestSupport",
+        "WellflowPreview", "WellflowComposition",
         "FlowKit",
         "FlowKitTesting", "Experiments",
         "ProgressBackend", "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",

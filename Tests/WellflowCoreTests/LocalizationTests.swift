@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import WellflowComposition
 import WellflowCore
+import WellflowExplorer
 import WellflowScript
 
 @MainActor

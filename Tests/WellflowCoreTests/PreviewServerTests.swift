@@ -4,6 +4,7 @@ import ScriptTestSupport
 import Testing
 
 @testable import WellflowCore
+@testable import WellflowExplorer
 @testable import WellflowPreview
 
 #if canImport(FoundationNetworking)

@@ -3,6 +3,7 @@ import Foundation
 import ScriptTestSupport
 import Testing
 import WellflowCore
+import WellflowExplorer
 import WellflowScript
 
 /// Option values of choices whose options are declared are checked before any step runs.

@@ -4,6 +4,7 @@ import Foundation
 import ProgressBackend
 import Sync
 import WellflowComposition
+import WellflowReports
 import WellflowScript
 import YAMLTree
 

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import WellflowReports
 import WellflowScript
 
 /// `wellflow run --users N --jobs J`: a population's users split into J consecutive

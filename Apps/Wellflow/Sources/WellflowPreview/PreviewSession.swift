@@ -4,6 +4,7 @@ import FlowKit
 import Foundation
 import WellflowComposition
 import WellflowCore
+import WellflowExplorer
 import WellflowScript
 
 /// What the preview's page asks for: one JSON object a request.

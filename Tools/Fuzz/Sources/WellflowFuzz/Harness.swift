@@ -1,6 +1,5 @@
 import FlowKit
 import Foundation
-import WellflowCore
 import WellflowScript
 import YAMLTree
 

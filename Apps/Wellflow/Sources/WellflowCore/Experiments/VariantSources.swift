@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import WellflowExplorer
 import WellflowScript
 
 /// What `--experiments FILE` and `--growthbook FILE` add to a command that names flows:

@@ -2,7 +2,7 @@ import FlowKit
 import Foundation
 import ScriptTestSupport
 import Testing
-import WellflowCore
+import WellflowReports
 
 @Suite("Transcript")
 @MainActor
