@@ -223,7 +223,7 @@ let package = Package(
       name: "WellflowReports", dependencies: ["FlowKit", "FlowHTML", "Experiments", "WellflowScript"],
       path: "Apps/Wellflow/Sources/WellflowReports"),
     // The commands' shared glue: `run` (jobs, outputs, events), `export`, `flows`, `report`,
-    // `plan`, the console and output files; the explorer's commands.
+    // `plan`, `explore`, `graph` and `play`, the console and output files.
     .target(
       name: "WellflowCore",
       dependencies: [
@@ -245,8 +245,8 @@ let package = Package(
       name: "WellflowPreview",
       dependencies: [
         "WellflowCore", "WellflowScript", "WellflowExplorer", "FlowKit", "FlowHTML", "Experiments",
-        "WellflowComposition",
-        "ProgressBackend", .product(name: "Hummingbird", package: "hummingbird"),
+        "WellflowComposition", "ProgressBackend",
+        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
         // The page's Content-Security-Policy names its inline script by its SHA-256.
