@@ -47,7 +47,9 @@ let package = Package(
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .library(name: "FlowHTML", targets: ["FlowHTML"]),
     // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
-    .library(name: "WellflowCore", targets: ["WellflowCore", "YAMLTree"]),
+    .library(
+      name: "WellflowCore",
+      targets: ["WellflowCore", "WellflowScript", "WellflowReports", "WellflowExplorer", "YAMLTree"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [
@@ -198,12 +200,37 @@ let package = Package(
     .target(
       name: "YAMLTree", dependencies: [.product(name: "Yams", package: "Yams")],
       path: "Apps/Wellflow/Sources/YAMLTree"),
+    // The script language and the runner that executes it: scripts, experiment files and
+    // GrowthBook payloads read and checked, the commands of the table, the app session a
+    // script drives and the embedded backend `sync` talks to; the JSON Schema of both files.
+    .target(
+      name: "WellflowScript",
+      dependencies: [
+        "FlowKit", "Experiments", "StrictJSON", "Sync", "SyncHTTPClient", "WellflowComposition",
+        "ProgressBackend", "YAMLTree",
+      ],
+      path: "Apps/Wellflow/Sources/WellflowScript"
+    ),
+    // The explorer: every reachable state of a flow by breadth-first search on app
+    // sessions, the contract's checks on each, the flow's graph, actions as script steps
+    // and as `play` reads them, the player's screen.
+    .target(
+      name: "WellflowExplorer", dependencies: ["FlowKit", "WellflowScript", "YAMLTree"],
+      path: "Apps/Wellflow/Sources/WellflowExplorer"),
+    // What a run and a report print: the transcript, JSON and JUnit documents, the HTML
+    // pages of a run and of an experiment's report. Knows no command and no explorer.
+    .target(
+      name: "WellflowReports", dependencies: ["FlowKit", "FlowHTML", "Experiments", "WellflowScript"],
+      path: "Apps/Wellflow/Sources/WellflowReports"),
+    // The commands' shared glue: `run` (jobs, outputs, events), `export`, `flows`, `report`,
+    // `plan`, `explore`, `graph` and `play`, the console and output files.
     .target(
       name: "WellflowCore",
       dependencies: [
         "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
         "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
-        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON", "YAMLTree",
+        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON", "YAMLTree", "WellflowScript", "WellflowReports",
+        "WellflowExplorer",
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
         // A command's configuration is its options, declared once (`ExploreConfiguration`).
@@ -217,7 +244,8 @@ let package = Package(
     .target(
       name: "WellflowPreview",
       dependencies: [
-        "WellflowCore", "FlowKit", "FlowHTML", "Experiments", "WellflowComposition", "ProgressBackend",
+        "WellflowCore", "WellflowScript", "WellflowExplorer", "FlowKit", "FlowHTML", "Experiments",
+        "WellflowComposition", "ProgressBackend",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
@@ -229,7 +257,7 @@ let package = Package(
     .executableTarget(
       name: "wellflow",
       dependencies: [
-        "WellflowCore", "WellflowPreview", "ProgressBackend",
+        "WellflowCore", "WellflowScript", "WellflowPreview", "ProgressBackend",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Apps/Wellflow/Sources/wellflow",
@@ -260,7 +288,8 @@ let package = Package(
     .executableTarget(
       name: "wellflow-bench",
       dependencies: [
-        "WellflowCore", "WellflowComposition", "FlowKit", "Onboarding", "Experiments", "MoodTracking",
+        "WellflowCore", "WellflowScript", "WellflowComposition", "FlowKit", "Onboarding", "Experiments",
+        "MoodTracking",
         "Storage", "Sync", "SyncHTTPClient", "ProgressBackend", "MoodTrackingSQLite", "StrictJSON",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Tools/Bench", exclude: ["PERFORMANCE.md"]),
@@ -311,10 +340,35 @@ let package = Package(
         "MoodTracking", "Reminders", "Storage", "Sync", "MoodTrackingSync",
       ]),
     .testTarget(name: "YAMLTreeTests", dependencies: ["YAMLTree"]),
+    // Scripts' workspaces and test flows (the lab: every kind of input; flows that break
+    // the contract; small flows whose exploration is known), shared by the script
+    // language's, the explorer's, the reports' and the commands' tests.
+    .target(
+      name: "ScriptTestSupport", dependencies: ["FlowKit", "WellflowScript"],
+      path: "Tests/Support/ScriptTestSupport"),
+    .testTarget(
+      name: "WellflowScriptTests",
+      dependencies: [
+        "WellflowScript", "ScriptTestSupport", "FlowKit", "Experiments", "WellflowComposition", "YAMLTree",
+        "PythonSupport",
+      ]),
+    .testTarget(
+      name: "WellflowExplorerTests",
+      dependencies: [
+        "WellflowExplorer", "WellflowScript", "ScriptTestSupport", "FlowKit", "WellflowComposition",
+      ]),
+    .testTarget(
+      name: "WellflowReportsTests",
+      dependencies: [
+        "WellflowReports", "WellflowScript", "ScriptTestSupport", "FlowKit", "Experiments", "YAMLTree",
+      ]),
     .testTarget(
       name: "WellflowCoreTests",
       dependencies: [
-        "WellflowCore", "WellflowPreview", "WellflowComposition", "FlowKit", "FlowKitTesting", "Experiments",
+        "WellflowCore", "WellflowScript", "WellflowReports", "WellflowExplorer", "ScriptTestSupport",
+        "WellflowPreview", "WellflowComposition",
+        "FlowKit",
+        "FlowKitTesting", "Experiments",
         "ProgressBackend", "FlowHTML", "Sync", "Reminders", "Storage", "MoodTrackingSQLite", "JournalSQLite",
         "StrictJSON", "PythonSupport", "YAMLTree",
         .product(name: "GRDB", package: "GRDB.swift"),

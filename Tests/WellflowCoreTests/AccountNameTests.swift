@@ -1,8 +1,10 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Sync
 import Testing
 import WellflowCore
+import WellflowScript
 
 /// Names that reach SQLite or the file system are taken whole or refused: a
 /// NUL would end them there, so `alice\0x` would be alice and `a.yaml\0x` a.yaml.
@@ -14,7 +16,7 @@ struct AccountNameTests {
 
   private func problems(_ text: String) throws -> [String] {
     workspace.write("s.yaml", text)
-    return try WellflowCoreTests.problems("s.yaml", in: workspace)
+    return try ScriptTestSupport.problems("s.yaml", in: workspace)
   }
 
   @Test func aScriptUserWithAControlCharacterIsRefusedAtItsPosition() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Testing
 import WellflowCore
+import WellflowExplorer
 
 /// The commands' options are their configurations, declared once: what a person types is
 /// parsed and refused with the message the command line prints.

@@ -32,8 +32,9 @@ struct DocumentedCommandTests {
   /// The pages the README links to: the DocC articles and the performance figures. Each
   /// page's commands run in their order in a folder of their own.
   static let pages = [
-    "Apps/Wellflow/Sources/WellflowCore/WellflowCore.docc", "Modules/FlowKit/Sources/FlowKit/FlowKit.docc",
-    "Tools/Bench/PERFORMANCE.md",
+    "Apps/Wellflow/Sources/WellflowScript/WellflowScript.docc",
+    "Apps/Wellflow/Sources/WellflowCore/WellflowCore.docc",
+    "Modules/FlowKit/Sources/FlowKit/FlowKit.docc", "Tools/Bench/PERFORMANCE.md",
   ]
 
   @Test func theDocumentationCommandsRunFromTheRepositoryRoot() throws {

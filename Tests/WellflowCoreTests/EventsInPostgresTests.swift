@@ -3,6 +3,7 @@ import FlowKit
 import Foundation
 import PostgresNIO
 import ProgressBackend
+import ScriptTestSupport
 import Testing
 import WellflowCore
 

@@ -1,8 +1,10 @@
 import Experiments
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
+import WellflowScript
 
 @MainActor
 @Suite("Experiment files")

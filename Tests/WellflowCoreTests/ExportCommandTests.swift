@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import GRDB
 import MoodTrackingSQLite
+import ScriptTestSupport
 import Storage
 import Testing
 import WellflowCore

@@ -1,10 +1,12 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Storage
 import Testing
 import WellflowComposition
 
 @testable import WellflowCore
+@testable import WellflowScript
 
 /// The runner's notifications, targeting and export go through what features register:
 /// a feature the runner has never heard of is reached the same way.

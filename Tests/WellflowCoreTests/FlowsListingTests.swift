@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import Testing
 import WellflowCore
+import WellflowScript
 
 @MainActor
 @Suite("wellflow flows")

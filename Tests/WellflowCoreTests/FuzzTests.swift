@@ -1,8 +1,10 @@
 import Experiments
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
+import WellflowScript
 import YAMLTree
 
 /// Seeded fuzzing of the two loaders `wellflow run` reads user files with: thousands of

@@ -1,4 +1,5 @@
 import FlowKit
+import ScriptTestSupport
 import Testing
 import WellflowCore
 

@@ -1,8 +1,10 @@
 import Experiments
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
+import WellflowScript
 
 /// `wellflow run --growthbook FILE`: a payload's `wellflow.<flow>` feature chooses the
 /// variant, and sticky buckets in the user's SQLite store keep exposed users in place.

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import WellflowComposition
 import WellflowCore
+import WellflowExplorer
+import WellflowScript
 
 @MainActor
 @Suite("Language: string tables, German screens, ids that never change")

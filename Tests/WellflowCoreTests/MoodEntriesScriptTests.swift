@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
 

@@ -1,4 +1,5 @@
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
 

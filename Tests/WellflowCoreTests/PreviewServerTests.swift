@@ -1,8 +1,10 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 
 @testable import WellflowCore
+@testable import WellflowExplorer
 @testable import WellflowPreview
 
 #if canImport(FoundationNetworking)

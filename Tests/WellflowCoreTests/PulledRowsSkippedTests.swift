@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import GRDB
 import ProgressBackend
+import ScriptTestSupport
 import Testing
 import WellflowCore
 

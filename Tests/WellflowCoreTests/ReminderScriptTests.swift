@@ -1,7 +1,9 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
+import WellflowScript
 
 @MainActor
 @Suite("Scripts: reminders, notifications, follow-ups and locale")
@@ -10,7 +12,7 @@ struct ReminderScriptTests {
 
   private func problems(_ text: String) throws -> [String] {
     workspace.write("s.yaml", text)
-    return try WellflowCoreTests.problems("s.yaml", in: workspace)
+    return try ScriptTestSupport.problems("s.yaml", in: workspace)
   }
 
   private func run(_ text: String) async throws -> ScriptResult {

@@ -1,6 +1,7 @@
 import Experiments
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
 

@@ -1,6 +1,7 @@
 import FlowHTML
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
 
@@ -67,20 +68,6 @@ struct ReportHTMLTests {
     #expect(page.utf8.count < 100_000, "\(page.utf8.count) bytes")
     #expect(page.contains("<td>" + String(repeating: "v", count: 63) + "…</td>"))
     #expect(page.contains("<td>x\\u{1B}]0;title\\u{7}</td>"))
-  }
-
-  @Test func thePlainModelShowsAPValueWhenGiven() {
-    let model = ReportHTML(
-      experiment: "x", flow: "checkin",
-      rows: [
-        .init(variation: "a", funnel: [.init(label: "exposed", value: 10)], rate: 0.5, interval: 0.2...0.8),
-        .init(
-          variation: "b", funnel: [.init(label: "exposed", value: 10)], rate: 0.7, interval: 0.4...0.9,
-          pValue: 0.0123),
-      ], notes: ["sample ratio mismatch"])
-    let page = model.html
-    #expect(page.contains("<td>0.0123</td>"))
-    #expect(page.contains("<p class=\"rp-note\">sample ratio mismatch</p>"))
   }
 
   /// The page shows what the text shows (issue 25, item 3): the verdicts and every cell of

@@ -1,7 +1,10 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
+import WellflowExplorer
+import WellflowScript
 
 /// Option values of choices whose options are declared are checked before any step runs.
 @MainActor
@@ -12,7 +15,7 @@ struct ScriptOptionTests {
   /// The problems of a script made of `steps` (from line 3, column 3).
   private func problems(steps: String) throws -> [String] {
     workspace.write("s.yaml", "name: options\nsteps:\n" + steps + "\n")
-    return try WellflowCoreTests.problems("s.yaml", in: workspace)
+    return try ScriptTestSupport.problems("s.yaml", in: workspace)
   }
 
   @Test func aMistypedEmotionIsRefusedWithASuggestion() throws {
@@ -67,7 +70,7 @@ struct ScriptOptionTests {
     workspace.write(
       "s.yaml", "name: options\nenv: {MOOD: anxous}\nsteps:\n  - select: {emotion: \"${MOOD}\"}\n")
     #expect(
-      try WellflowCoreTests.problems("s.yaml", in: workspace) == [
+      try ScriptTestSupport.problems("s.yaml", in: workspace) == [
         "s.yaml:4:23: unknown option 'anxous' of emotion (did you mean 'anxious'?)"
       ])
   }

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowCore
 
@@ -12,7 +13,7 @@ struct ScriptValidationTests {
   private func problems(steps: String, env: String? = nil) throws -> [String] {
     let header = "name: bad\n" + (env.map { "env: \($0)\n" } ?? "")
     workspace.write("s.yaml", header + "steps:\n" + steps + "\n")
-    return try WellflowCoreTests.problems("s.yaml", in: workspace)
+    return try ScriptTestSupport.problems("s.yaml", in: workspace)
   }
 
   @Test func aValidScriptHasNoProblems() throws {
@@ -22,7 +23,7 @@ struct ScriptValidationTests {
   @Test func yamlSyntaxError() throws {
     workspace.write("s.yaml", "name: bad\nsteps: [launch\n")
     #expect(
-      try WellflowCoreTests.problems("s.yaml", in: workspace) == [
+      try ScriptTestSupport.problems("s.yaml", in: workspace) == [
         "s.yaml:3:1: invalid YAML: while parsing a flow sequence did not find expected ',' or ']'"
       ])
   }
@@ -120,7 +121,7 @@ struct ScriptValidationTests {
   @Test func missingName() throws {
     workspace.write("s.yaml", "steps:\n  - launch\n")
     #expect(
-      try WellflowCoreTests.problems("s.yaml", in: workspace) == [
+      try ScriptTestSupport.problems("s.yaml", in: workspace) == [
         "s.yaml:1:1: the script has no name (add `name: …`)"
       ])
   }
@@ -139,7 +140,7 @@ struct ScriptValidationTests {
     workspace.write("a.yaml", "name: a\nsteps:\n  - run: sub/b.yaml\n")
     workspace.write("sub/b.yaml", "name: b\nsteps:\n  - launch\n  - run: ../a.yaml\n")
     #expect(
-      try WellflowCoreTests.problems("a.yaml", in: workspace) == [
+      try ScriptTestSupport.problems("a.yaml", in: workspace) == [
         "sub/b.yaml:4:10: '../a.yaml' runs itself (a.yaml → b.yaml → a.yaml)"
       ])
   }

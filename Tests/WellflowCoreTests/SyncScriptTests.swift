@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import ProgressBackend
+import ScriptTestSupport
 import Testing
 import WellflowCore
 

@@ -6,6 +6,7 @@ import Storage
 import StrictJSON
 import WellflowComposition
 import WellflowCore
+import WellflowScript
 
 /// Figure 7: experiment assignment as the app does it when a flow starts without a
 /// variant, with a targeting condition, on distinct users.

@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import WellflowCore
+import WellflowScript
 
 /// The onboarding example script through the real runner, and the same journey by
 /// direct host calls.

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import WellflowExplorer
 
 /// `wellflow flows`: what scripts can name, with each element's kind, label, options and
 /// range as the flow shows them. Declarations name the ids; the details are read off the

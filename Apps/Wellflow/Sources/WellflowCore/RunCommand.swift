@@ -4,6 +4,8 @@ import Foundation
 import ProgressBackend
 import Sync
 import WellflowComposition
+import WellflowReports
+import WellflowScript
 import YAMLTree
 
 /// Everything `wellflow run` takes, declared once: the command line parses it.

@@ -1,5 +1,7 @@
 import FlowKit
 import Foundation
+import WellflowReports
+import WellflowScript
 
 /// `wellflow run --users N --jobs J`: a population's users split into J consecutive
 /// slices, each run by a worker process (`wellflow run … --worker`), whose outputs are

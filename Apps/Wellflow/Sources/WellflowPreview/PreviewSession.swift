@@ -4,6 +4,8 @@ import FlowKit
 import Foundation
 import WellflowComposition
 import WellflowCore
+import WellflowExplorer
+import WellflowScript
 
 /// What the preview's page asks for: one JSON object a request.
 public struct PreviewCommand: Sendable, Codable, Equatable {

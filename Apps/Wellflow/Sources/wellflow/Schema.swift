@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WellflowCore
+import WellflowScript
 
 struct Schema: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import FlowKit
 import Foundation
-import WellflowCore
+import WellflowScript
 import YAMLTree
 
 /// What the libFuzzer entry points do with an input. The loaders read paths, so each input

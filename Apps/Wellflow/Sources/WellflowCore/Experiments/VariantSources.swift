@@ -1,6 +1,8 @@
 import Experiments
 import FlowKit
 import Foundation
+import WellflowExplorer
+import WellflowScript
 
 /// What `--experiments FILE` and `--growthbook FILE` add to a command that names flows:
 /// the variants a file declares (a file may declare only `variants:`) and the payload

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WellflowExplorer
 
 /// `--depth` and `--max-states`: how far `wellflow explore` and `wellflow graph` search,
 /// declared once for both.

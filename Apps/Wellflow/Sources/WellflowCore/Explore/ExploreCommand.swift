@@ -1,6 +1,8 @@
 import ArgumentParser
 import FlowKit
 import Foundation
+import WellflowExplorer
+import WellflowScript
 
 /// Everything `wellflow explore` takes, declared once: the command line parses it.
 public struct ExploreConfiguration: ParsableArguments, ExplorationLimited, Sendable {

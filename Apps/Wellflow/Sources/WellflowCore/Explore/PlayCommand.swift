@@ -3,6 +3,8 @@ import Experiments
 import FlowKit
 import Foundation
 import WellflowComposition
+import WellflowExplorer
+import WellflowScript
 
 /// Everything `wellflow play` takes, declared once: the command line parses it.
 public struct PlayConfiguration: ParsableArguments, Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import YAMLTree
 
-@testable import WellflowCore
+@testable import WellflowScript
 
 /// A population's draws are its identity: a seed must draw what it drew before, or every
 /// committed population, report and experiment figure changes. The draw is FNV-1a of

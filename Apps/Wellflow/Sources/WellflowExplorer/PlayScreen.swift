@@ -78,7 +78,7 @@ public struct PlayScreen {
   }
 
   /// `happy` when the label only capitalizes the id, else `1 "Fear of rejection"`.
-  static func option(_ option: ChoiceOption) -> String {
+  package static func option(_ option: ChoiceOption) -> String {
     option.label.lowercased() == option.id.lowercased() ? option.id : "\(option.id) \"\(option.label)\""
   }
 

@@ -1,7 +1,7 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
-import WellflowCore
 
 /// Input an attacker or an unlucky user writes: each is a positioned problem (exit 2),
 /// never a trap, a hang or a silently different script.
@@ -12,7 +12,7 @@ struct ScriptHardeningTests {
 
   private func problems(_ text: String) throws -> [String] {
     workspace.write("s.yaml", text)
-    return try WellflowCoreTests.problems("s.yaml", in: workspace)
+    return try ScriptTestSupport.problems("s.yaml", in: workspace)
   }
 
   private func problems(steps: String) throws -> [String] {
@@ -186,7 +186,7 @@ struct ScriptHardeningTests {
     data.append(contentsOf: Data("unch]\n".utf8))
     try data.write(to: URL(fileURLWithPath: workspace.path("s.yaml")))
     #expect(
-      try WellflowCoreTests.problems("s.yaml", in: workspace) == [
+      try ScriptTestSupport.problems("s.yaml", in: workspace) == [
         "s.yaml:2:11: the file is not valid UTF-8 here"
       ])
   }
@@ -215,7 +215,7 @@ struct ScriptHardeningTests {
       workspace.write("n\(level).yaml", "name: n\(level)\nsteps:\n  - run: n\(level + 1).yaml\n")
     }
     workspace.write("n40.yaml", "name: n40\nsteps: [launch]\n")
-    let found = try WellflowCoreTests.problems("n0.yaml", in: workspace)
+    let found = try ScriptTestSupport.problems("n0.yaml", in: workspace)
     #expect(found == ["n31.yaml:3:10: sub-scripts nest deeper than 32 levels (n0.yaml → … → n32.yaml)"])
   }
 

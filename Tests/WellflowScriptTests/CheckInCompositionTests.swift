@@ -1,7 +1,8 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
-import WellflowCore
+import WellflowScript
 
 @MainActor
 struct CheckInCompositionTests {

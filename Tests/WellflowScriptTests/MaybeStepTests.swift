@@ -1,7 +1,8 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
-import WellflowCore
+import WellflowScript
 
 /// `- maybe: {p, steps}`: steps run with probability p, drawn from the run's --seed and
 /// the user id, so `--users N` simulates the same population every time.

@@ -1,6 +1,7 @@
 import FlowHTML
 import FlowKit
 import Foundation
+import WellflowScript
 
 /// `wellflow run --html FILE`: one self-contained page with the totals, then the
 /// failing script runs (their `file:line:column` message and the screen they failed on),
@@ -39,8 +40,8 @@ public enum RunHTMLReport {
   public struct Builder {
     /// A run as a worker of `--jobs` hands it over: its row, and its drawing when the
     /// worker drew it (a run the report draws is among the first of its worker).
-    struct Entry: Codable {
-      var passed: Bool
+    package struct Entry: Codable {
+      package var passed: Bool
       var row: Row
       var drawn: Drawn?
     }
@@ -66,7 +67,7 @@ public enum RunHTMLReport {
     }
 
     /// Runs and steps held (what the report costs in memory), for tests.
-    var retained: (runs: Int, steps: Int, rows: Int) {
+    package var retained: (runs: Int, steps: Int, rows: Int) {
       (
         drawnFailures.count + drawnPassing.count,
         (drawnFailures + drawnPassing).reduce(0) { $0 + $1.steps },
@@ -80,13 +81,13 @@ public enum RunHTMLReport {
         drawn: { Drawn(html: RunHTMLReport.run(result), steps: result.steps.count) })
     }
 
-    mutating func add(_ entry: Entry) {
+    package mutating func add(_ entry: Entry) {
       // Drawn here but not by its worker cannot happen (see `Entry`); listed then.
       add(passed: entry.passed, row: { entry.row }, drawn: { entry.drawn })
     }
 
     /// Runs past every list, counted only.
-    mutating func addUnlisted(passed: Int, failed: Int) {
+    package mutating func addUnlisted(passed: Int, failed: Int) {
       self.passed += passed
       self.failed += failed
     }
@@ -110,7 +111,7 @@ public enum RunHTMLReport {
     }
 
     /// What a worker hands over for `result`, drawn when `draws`.
-    static func entry(_ result: ScriptResult, draws: Bool) -> Entry {
+    package static func entry(_ result: ScriptResult, draws: Bool) -> Entry {
       Entry(
         passed: result.passed, row: row(result),
         drawn: draws ? Drawn(html: RunHTMLReport.run(result), steps: result.steps.count) : nil)

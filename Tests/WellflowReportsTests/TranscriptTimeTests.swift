@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import WellflowCore
+@testable import WellflowReports
 
 @Suite("Transcript times")
 struct TranscriptTimeTests {

@@ -110,7 +110,7 @@ public final class ScriptRunner {
   private(set) var session: AppSession!
   private var steps: [StepResult] = []
   /// The steps of the current run held for its result (none without `keepsSteps`).
-  var retainedSteps: Int { steps.count }
+  package var retainedSteps: Int { steps.count }
   /// `maybe` steps drawn so far in this run (a `maybe` in a `repeat` draws each round).
   var maybeDraws = 0
   /// Stamps this run's events at a person's pace; think times drawn so far.

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import WellflowScript
 
 /// Explores a flow breadth-first as a graph of states and checks the flow contract on
 /// every transition: refused actions change nothing, alert buttons answer and nothing
@@ -61,15 +62,15 @@ public final class FlowExplorer {
   /// An element id no screen shows.
   public static let missingElement = "explore.missing"
   /// Explorations start at the scripts' default time, in UTC.
-  static let startDate = Date(timeIntervalSince1970: 1_767_603_600)
+  package static let startDate = Date(timeIntervalSince1970: 1_767_603_600)
 
   public let options: Options
   /// Told of every screen state the exploration reaches (`wellflow flows` reads the
   /// elements' kinds, options and ranges off them).
-  var onScreen: ((Screen) -> Void)?
+  package var onScreen: ((Screen) -> Void)?
   /// Asked between sequences: true ends the exploration early (a caller that has what it
   /// came for, such as `wellflow flows` once every declared element was seen).
-  var shouldStop: (() -> Bool)?
+  package var shouldStop: (() -> Bool)?
   private let registry: FlowRegistry
   private let progress: (String) -> Void
   private let slot = ProbeSlot()

@@ -1,8 +1,9 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 
-@testable import WellflowCore
+@testable import WellflowScript
 
 /// Script commands are one table of types: the loader, the schema and the runner read
 /// their names, values and branches from it and from nowhere else.
@@ -13,7 +14,7 @@ struct ScriptCommandTableTests {
 
   private func problems(steps: String) throws -> [String] {
     workspace.write("s.yaml", "name: bad\nsteps:\n" + steps + "\n")
-    return try WellflowCoreTests.problems("s.yaml", in: workspace)
+    return try ScriptTestSupport.problems("s.yaml", in: workspace)
   }
 
   @Test func theTableNamesEveryCommandOnceInItsOrder() {

@@ -1,9 +1,10 @@
 import Experiments
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import WellflowComposition
-import WellflowCore
+import WellflowScript
 
 /// Runs scripts with an experiment file, as `wellflow run --experiments` does, and keeps
 /// every analytics event.

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import WellflowScript
 
 /// One app, replayed along a path.
 @MainActor

@@ -1,10 +1,11 @@
 import FlowKit
 import Foundation
 import PythonSupport
+import ScriptTestSupport
 import Testing
 import YAMLTree
 
-@testable import WellflowCore
+@testable import WellflowScript
 
 /// `wellflow schema [--experiments]`: every example script and experiment file is valid
 /// against the schema made from the registry, and typos of every kind of id are not.
@@ -96,7 +97,7 @@ struct ScriptSchemaTests {
     let errors = try Self.schema().errors(try Self.instance(file))
     #expect(!errors.isEmpty, "the schema passed \(step)")
     #expect(errors.allSatisfy { $0.hasPrefix(path) }, "\(errors)")
-    #expect(try WellflowCoreTests.problems("typo.yaml", in: workspace) != [], "the loader passed \(step)")
+    #expect(try ScriptTestSupport.problems("typo.yaml", in: workspace) != [], "the loader passed \(step)")
   }
 
   @Test func aMistypedTopLevelKeyAndAMissingNameFail() throws {
