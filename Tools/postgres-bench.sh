@@ -26,7 +26,8 @@ work="$(mktemp -d /tmp/wellflow-pg-bench.XXXXXX)"
 pids=""
 pg_stop=""
 cleanup() {
-  for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+  # start_serve runs in a command substitution's subshell: its pids come back through a file.
+  for pid in $pids $(cat "$work/serve.pids" 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
   [ -n "$pg_stop" ] && sh -c "$pg_stop" >/dev/null 2>&1
   rm -rf "$work"
 }
@@ -97,7 +98,7 @@ export WELLFLOW_JWT_SECRET
 start_serve() {
   log="$work/serve-$1.log"
   "$binary" serve --port 0 --database "$postdb" --quiet >"$log" 2>&1 &
-  pids="$pids $!"
+  echo "$!" >>"$work/serve.pids"
   for _ in $(seq 1 600); do
     address="$(sed -n 's/^serving the progress API on \(http[^ ]*\).*/\1/p' "$log")"
     [ -n "$address" ] && { echo "$address"; return; }
