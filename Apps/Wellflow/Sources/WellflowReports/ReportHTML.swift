@@ -173,7 +173,7 @@ public struct ReportHTML: Sendable, Equatable {
   }
 
   static let style = """
-    .rp { max-width: 1400px; margin: 0 auto; padding: 16px 24px 48px; }
+    .rp { max-width: 1280px; margin: 0 auto; padding: 16px 24px 48px; }
     .rp-muted { color: #6b7080; }
     .rp-note { background: #fffbeb; border: 1px solid #fde68a; padding: 8px; border-radius: 8px; }
     .rp-charts, .rp-funnels { display: flex; flex-wrap: wrap; gap: 16px; margin: 16px 0; }

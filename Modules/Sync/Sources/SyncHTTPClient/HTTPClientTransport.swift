@@ -79,51 +79,17 @@ public final class HTTPClientTransport: HTTPTransport {
       case .own(let client): client
       }
     let waitOutDeadline = waitOutDeadline
-    // Whichever ends first answers: the exchange, the deadline, or the caller's
-    // cancellation (a timeout). The loser is cancelled but not waited for: async-http-client
-    // can miss a cancellation that comes while a request waits for its connection, and a
-    // task group waiting for that exchange made a cancelled or timed-out send last as long
-    // as the request's own deadline (an hour in one test).
-    let answer = FirstAnswer()
-    let exchange = Task.detached { answer.give(await Self.exchange(request, on: client)) }
-    let timer = Task.detached {
-      await waitOutDeadline(deadline)
-      answer.give(.failure(.timeout))
-    }
-    let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { answer.wait(with: $0) }
-    } onCancel: {
-      answer.give(.failure(.timeout))
-    }
-    exchange.cancel()
-    timer.cancel()
-    return result
-  }
-
-  /// The first of several answers to one send, handed to the one caller waiting for it.
-  private final class FirstAnswer: @unchecked Sendable {
-    typealias Answer = Result<HTTPExchangeResponse, HTTPTransportFailure>
-    private let lock = NSLock()
-    private var first: Answer?
-    private var waiting: CheckedContinuation<Answer, Never>?
-
-    func give(_ answer: Answer) {
-      let waiter: CheckedContinuation<Answer, Never>? = lock.withLock {
-        guard first == nil else { return nil }
-        first = answer
-        defer { waiting = nil }
-        return waiting
+    // Whichever ends first answers; the other is cancelled and awaited, so nothing of
+    // the request outlives the call.
+    return await withTaskGroup(of: Result<HTTPExchangeResponse, HTTPTransportFailure>?.self) { group in
+      group.addTask { await Self.exchange(request, on: client) }
+      group.addTask {
+        await waitOutDeadline(deadline)
+        return Task.isCancelled ? nil : .failure(.timeout)
       }
-      waiter?.resume(returning: answer)
-    }
-
-    func wait(with continuation: CheckedContinuation<Answer, Never>) {
-      let ready: Answer? = lock.withLock {
-        if let first { return first }
-        waiting = continuation
-        return nil
-      }
-      if let ready { continuation.resume(returning: ready) }
+      let first = await group.next() ?? nil
+      group.cancelAll()
+      return first ?? .failure(.timeout)
     }
   }
 
