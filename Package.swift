@@ -344,7 +344,7 @@ let package = Package(
     // the contract; small flows whose exploration is known), shared by the script
     // language's, the explorer's, the reports' and the commands' tests.
     .target(
-      name: "ScriptTestSupport", dependencies: ["FlowKit", "WellflowScript"],
+      name: "ScriptTestSupport", dependencies: ["FlowKit", "WellflowScript", "WellflowExplorer", "YAMLTree"],
       path: "Tests/Support/ScriptTestSupport"),
     .testTarget(
       name: "WellflowScriptTests",

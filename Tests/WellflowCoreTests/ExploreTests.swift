@@ -9,16 +9,6 @@ import WellflowScript
 @MainActor
 @Suite("wellflow explore")
 struct ExploreTests {
-  func explore(
-    _ flow: String, variant: String? = nil, depth: Int = FlowExplorer.defaultDepth,
-    registry: FlowRegistry? = nil
-  ) async throws -> Exploration {
-    let registry = try registry ?? WellflowApp.makeRegistry()
-    return try await FlowExplorer(
-      registry: registry, options: FlowExplorer.Options(flow: flow, variant: variant, depth: depth)
-    ).run()
-  }
-
   @Test func theReportPrintsPasteableScriptStepsAndExitsOne() async throws {
     let out = Locked<[String]>([])
     let code = await ExploreCommand.execute(

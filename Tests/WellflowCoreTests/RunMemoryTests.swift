@@ -140,26 +140,10 @@ struct RunMemoryTests {
     #expect(runner.retainedSteps == 0)
   }
 
-  private func result(_ index: Int, failing: Bool = false) -> ScriptResult {
-    let position = SourcePosition(file: "s.yaml", line: 3, column: 5)
-    return ScriptResult(
-      name: "journey", file: "s.yaml", user: "user-\(index)", tags: [],
-      steps: [
-        StepResult(
-          position: position, summary: "launch", label: nil, status: failing ? .failed : .passed,
-          screen: "none", message: failing ? "expect failed" : nil, depth: 0, durationSeconds: 0.001)
-      ],
-      failure: failing
-        ? ScriptResult.Failure(
-          position: position, message: "expect failed", currentScreen: "current screen: none")
-        : nil,
-      durationSeconds: 0.002)
-  }
-
   /// The JSON document and the JUnit report built a run at a time, through a spool that
   /// goes to a file after a few bytes, are the documents built from every run at once.
   @Test func spooledJSONAndJUnitAreTheWholeDocuments() throws {
-    let results = (1...7).map { result($0, failing: $0 == 4) }
+    let results = (1...7).map { sampleResult($0, failing: $0 == 4) }
     let encoder = TranscriptFormatter.encoder()
     for limit in [64, 1 << 20] {
       let json = Spool(memoryLimit: limit)

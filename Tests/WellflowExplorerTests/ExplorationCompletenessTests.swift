@@ -8,16 +8,6 @@ import WellflowScript
 @MainActor
 @Suite("Exploration: states, option classes, completeness")
 struct ExplorationCompletenessTests {
-  func explore(
-    _ flow: String, variant: String? = nil, depth: Int = FlowExplorer.defaultDepth,
-    registry: FlowRegistry? = nil
-  ) async throws -> Exploration {
-    let registry = try registry ?? WellflowApp.makeRegistry()
-    return try await FlowExplorer(
-      registry: registry, options: FlowExplorer.Options(flow: flow, variant: variant, depth: depth)
-    ).run()
-  }
-
   @Test func theFullCheckInIsExploredWholeByDefault() async throws {
     let exploration = try await explore("checkin")
     #expect(exploration.violations.isEmpty, "\(exploration.violations)")

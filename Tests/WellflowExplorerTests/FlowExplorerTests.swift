@@ -10,16 +10,6 @@ import WellflowScript
 @MainActor
 @Suite("Flow explorer")
 struct FlowExplorerTests {
-  func explore(
-    _ flow: String, variant: String? = nil, depth: Int = FlowExplorer.defaultDepth,
-    registry: FlowRegistry? = nil
-  ) async throws -> Exploration {
-    let registry = try registry ?? WellflowApp.makeRegistry()
-    return try await FlowExplorer(
-      registry: registry, options: FlowExplorer.Options(flow: flow, variant: variant, depth: depth)
-    ).run()
-  }
-
   @Test func onboardingToDepthSixHasNoViolationsAndCompletes() async throws {
     let exploration = try await explore("onboarding", depth: 6)
     #expect(exploration.violations.isEmpty, "\(exploration.violations)")

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import ScriptTestSupport
 import Testing
 import YAMLTree
 
@@ -10,24 +11,8 @@ import YAMLTree
 /// bounded whatever the population, the JUnit report keeps its shape.
 @Suite("Run reports")
 struct RunReportTests {
-  private func result(_ index: Int, failing: Bool = false) -> ScriptResult {
-    let position = SourcePosition(file: "s.yaml", line: 3, column: 5)
-    return ScriptResult(
-      name: "journey", file: "s.yaml", user: "user-\(index)", tags: [],
-      steps: [
-        StepResult(
-          position: position, summary: "launch", label: nil, status: failing ? .failed : .passed,
-          screen: "none", message: failing ? "expect failed" : nil, depth: 0, durationSeconds: 0.001)
-      ],
-      failure: failing
-        ? ScriptResult.Failure(
-          position: position, message: "expect failed", currentScreen: "current screen: none")
-        : nil,
-      durationSeconds: 0.002)
-  }
-
   @Test func anHTMLReportOfManyPassingRunsDrawsFiftyAndListsTheRest() throws {
-    let html = RunHTMLReport.html((1...120).map { result($0) }, seconds: 1)
+    let html = RunHTMLReport.html((1...120).map { sampleResult($0) }, seconds: 1)
     #expect(html.components(separatedBy: "<details class=\"wr-run wr-passed\"").count - 1 == 50)
     #expect(html.contains("id=\"run-50\"") && !html.contains("id=\"run-51\""))
     let table = try #require(html.range(of: "<table class=\"wr-table\" id=\"passed-listed\">"))
@@ -40,8 +25,8 @@ struct RunReportTests {
 
   @Test func aFailingRunIsDrawnFirstEvenIfItIsTheThousandth() throws {
     var report = RunHTMLReport.Builder()
-    for index in 1...999 { report.add(result(index)) }
-    report.add(result(1000, failing: true))
+    for index in 1...999 { report.add(sampleResult(index)) }
+    report.add(sampleResult(1000, failing: true))
     #expect(report.retained.runs == 51)
     let html = report.html(seconds: 1)
     let failures = try #require(html.range(of: "<section id=\"failures\"><h2>Failures (1)</h2>"))
@@ -57,8 +42,8 @@ struct RunReportTests {
   @Test func runsPastTheListAreCountedAndFailuresPastFiftyAreListed() throws {
     var report = RunHTMLReport.Builder()
     let passing = RunHTMLReport.passingRunsWithScreens + RunHTMLReport.listedRunsLimit + 5
-    for index in 1...passing { report.add(result(index)) }
-    for index in 1...60 { report.add(result(passing + index, failing: true)) }
+    for index in 1...passing { report.add(sampleResult(index)) }
+    for index in 1...60 { report.add(sampleResult(passing + index, failing: true)) }
     #expect(report.retained.runs == 100)
     #expect(report.retained.rows == RunHTMLReport.listedRunsLimit + 10)
     let html = report.html(seconds: 1)
@@ -74,7 +59,7 @@ struct RunReportTests {
 
   /// The JUnit report of one run, byte for byte as it has always been written.
   @Test func theJUnitReportKeepsItsShape() {
-    let xml = JUnitReport.xml([result(1), result(2, failing: true)], seconds: 0.5)
+    let xml = JUnitReport.xml([sampleResult(1), sampleResult(2, failing: true)], seconds: 0.5)
     #expect(
       xml == """
         <?xml version="1.0" encoding="UTF-8"?>
