@@ -110,17 +110,97 @@ import Testing
   }
 }
 
+/// The silent server itself: a server dropped at once must not take the next one's
+/// connections (its accept thread used to outlive its socket and call `accept` on the
+/// descriptor the next server's socket reused).
+@Suite struct SilentServerTests {
+  @Test func aServerDroppedAtOnceLeavesTheNextOneItsConnections() async throws {
+    for round in 0..<30 {
+      _ = try SilentServer().port
+      let server = try SilentServer()
+      let client = try connect(to: server.port)
+      defer { close(client) }
+      // Bounded only so that a lost connection fails the test instead of hanging it;
+      // an accept on loopback takes microseconds.
+      var waited = 0
+      while server.acceptedCount == 0, waited < 60_000 {
+        try await Task.sleep(for: .milliseconds(1))
+        waited += 1
+      }
+      #expect(server.acceptedCount == 1, "round \(round): the connection never reached its server")
+      if server.acceptedCount != 1 { return }
+    }
+  }
+
+  private func connect(to port: Int) throws -> Int32 {
+    let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(fd)
+      throw POSIXError(.ECONNREFUSED)
+    }
+    return fd
+  }
+}
+
 /// A loopback listener that accepts connections and never answers.
-final class SilentServer: @unchecked Sendable {
+///
+/// Its accept thread owns the listening socket and closes it only once `accept` has
+/// failed (after `deinit`'s `shutdown`). Were `deinit` to close it, a thread that had not
+/// reached `accept` yet would call it on whatever socket the next `socket()` got that
+/// descriptor: another test's listener, whose first connection it would take and drop,
+/// leaving that test waiting for an accept that never comes (the CI runs that hung).
+final class SilentServer: Sendable {
+  /// The connections accepted so far, closed with the server.
+  private final class Connections: Sendable {
+    private struct State {
+      var open: [Int32] = []
+      var count = 0
+      var closed = false
+    }
+    private let state = Locked(State())
+
+    var count: Int { state.withLock { $0.count } }
+
+    /// Keeps `connection` open until `closeAll`; false (and closes it) once that has run.
+    func keep(_ connection: Int32) -> Bool {
+      let kept = state.withLock { state -> Bool in
+        guard !state.closed else { return false }
+        state.open.append(connection)
+        state.count += 1
+        return true
+      }
+      if !kept { close(connection) }
+      return kept
+    }
+
+    func closeAll() {
+      let open = state.withLock { state -> [Int32] in
+        state.closed = true
+        defer { state.open = [] }
+        return state.open
+      }
+      for connection in open { close(connection) }
+    }
+  }
+
   let port: Int
   private let socket: Int32
-  private var accepted: [Int32] = []
-  private let lock = NSLock()
+  private let connections = Connections()
 
-  var acceptedCount: Int { lock.withLock { accepted.count } }
+  var acceptedCount: Int { connections.count }
 
   init() throws {
     let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard listener >= 0 else { throw POSIXError(.EMFILE) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -130,27 +210,32 @@ final class SilentServer: @unchecked Sendable {
         bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+    guard bound == 0, listen(listener, 16) == 0 else {
+      close(listener)
+      throw POSIXError(.EADDRINUSE)
+    }
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     _ = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
     }
     socket = listener
     port = Int(UInt16(bigEndian: address.sin_port))
-    Thread.detachNewThread { [weak self] in
+    Thread.detachNewThread { [connections] in
       while true {
         let connection = accept(listener, nil, nil)
-        guard connection >= 0, let self else { return }
-        self.lock.lock()
-        self.accepted.append(connection)
-        self.lock.unlock()
+        if connection < 0 {
+          if errno == EINTR { continue }
+          break
+        }
+        guard connections.keep(connection) else { break }
       }
+      close(listener)
     }
   }
 
   deinit {
+    // Ends the accept thread's `accept` (now or when it gets there); it closes the socket.
     shutdown(socket, Int32(SHUT_RDWR))
-    close(socket)
-    for connection in accepted { close(connection) }
+    connections.closeAll()
   }
 }
