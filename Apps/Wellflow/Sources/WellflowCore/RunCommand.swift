@@ -149,6 +149,23 @@ public struct RunConfiguration: ParsableArguments, Sendable {
       throw ValidationError("--worker takes FIRST:LAST:OUTPUTS:DIR")
     }
   }
+
+  /// What `wellflow run ARGUMENTS` runs, parsed as a command of its own; nil for anything
+  /// but a run: help, a completion script, or arguments that do not parse, which the
+  /// command line then parses from its root to answer as it always did. The root's parse
+  /// also parses the whole command line twice more looking for
+  /// `--generate-completion-script`, a sixth of a script run's start-up.
+  public static func parsedAlone(_ arguments: [String]) -> RunConfiguration? {
+    (try? RunAlone.parseAsRoot(arguments) as? RunAlone)?.run
+  }
+}
+
+/// `run` alone, never shown to anyone: ArgumentParser does not look for
+/// `--generate-completion-script` below a super-command.
+private struct RunAlone: ParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "run", _superCommandName: "wellflow")
+
+  @OptionGroup var run: RunConfiguration
 }
 
 /// Where `wellflow run` writes: standard output and standard error in the app,

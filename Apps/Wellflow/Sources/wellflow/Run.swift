@@ -63,7 +63,7 @@ extension Run: AsyncParsableCommand {
 
   public func run() async throws {
     var configuration = self
-    configuration.executable = Bundle.main.executablePath
+    configuration.executable = RunConfiguration.ownExecutable()
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }
