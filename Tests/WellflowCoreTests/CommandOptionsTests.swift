@@ -50,10 +50,17 @@ struct CommandOptionsTests {
     #expect(RunConfiguration(paths: ["-a.yaml"]).paths == ["-a.yaml"], "paths are never options")
   }
 
-  /// `wellflow run` parsed alone (the start-up's shortcut) gives what the parse of the
-  /// configuration gives, and leaves help, completion scripts and mistakes to the root.
-  @Test func runParsedAloneIsTheConfigurationsParse() throws {
-    func described(_ run: RunConfiguration) -> String {
+  /// A root like the app's `wellflow`, for the parse `wellflow run …` gets without the
+  /// shortcut.
+  private struct Root: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "wellflow", subcommands: [RunConfiguration.self])
+  }
+
+  /// `wellflow run` parsed alone (the start-up's shortcut) gives what the parse from the
+  /// root gives, and leaves help, completion scripts and mistakes to the root.
+  @Test func runParsedAloneIsWhatTheRootParses() throws {
+    func described(_ run: RunConfiguration?) -> String {
       var text = ""
       dump(run, to: &text)
       return text
@@ -69,10 +76,6 @@ struct CommandOptionsTests {
       ],
       ["--format=json", "a.yaml", "--worker", "1:2:-:dir"], ["a.yaml", "help"],
     ]
-    for arguments in accepted {
-      let alone = try #require(RunConfiguration.parsedAlone(arguments), "\(arguments)")
-      #expect(described(alone) == described(try RunConfiguration.parse(arguments)), "\(arguments)")
-    }
     let refused: [[String]] = [
       [], ["-h"], ["a.yaml", "--help"], ["--generate-completion-script"],
       ["a.yaml", "--generate-completion-script", "zsh"], ["--generate-completion-script=bash"],
@@ -80,8 +83,11 @@ struct CommandOptionsTests {
       ["a.yaml", "--nope"], ["a.yaml", "--users", "x"], ["a.yaml", "--format", "xml"],
       ["a.yaml", "--worker", "nonsense"],
     ]
-    for arguments in refused {
-      #expect(RunConfiguration.parsedAlone(arguments) == nil, "\(arguments)")
+    for arguments in accepted + refused {
+      let alone = RunConfiguration.parsedAlone(arguments)
+      #expect((alone != nil) == accepted.contains(arguments), "\(arguments)")
+      let fromRoot = (try? Root.parseAsRoot(["run"] + arguments)) as? RunConfiguration
+      #expect(described(alone) == described(fromRoot), "\(arguments)")
     }
   }
 
