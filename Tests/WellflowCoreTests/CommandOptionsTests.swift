@@ -50,11 +50,15 @@ struct CommandOptionsTests {
     #expect(RunConfiguration(paths: ["-a.yaml"]).paths == ["-a.yaml"], "paths are never options")
   }
 
-  /// A root like the app's `wellflow`, for the parse `wellflow run …` gets without the
-  /// shortcut.
+  /// `run` as the app declares it, its options and a super-command name, under a root
+  /// like the app's `wellflow`: the parse `wellflow run …` gets without the shortcut.
+  private struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", _superCommandName: "wellflow")
+    @OptionGroup var options: RunConfiguration
+  }
+
   private struct Root: ParsableCommand {
-    static let configuration = CommandConfiguration(
-      commandName: "wellflow", subcommands: [RunConfiguration.self])
+    static let configuration = CommandConfiguration(commandName: "wellflow", subcommands: [Run.self])
   }
 
   /// `wellflow run` parsed alone (the start-up's shortcut) gives what the parse from the
@@ -84,9 +88,9 @@ struct CommandOptionsTests {
       ["a.yaml", "--worker", "nonsense"],
     ]
     for arguments in accepted + refused {
-      let alone = RunConfiguration.parsedAlone(arguments)
+      let alone = Run.parsedAlone(arguments)?.options
       #expect((alone != nil) == accepted.contains(arguments), "\(arguments)")
-      let fromRoot = (try? Root.parseAsRoot(["run"] + arguments)) as? RunConfiguration
+      let fromRoot = ((try? Root.parseAsRoot(["run"] + arguments)) as? Run)?.options
       #expect(described(alone) == described(fromRoot), "\(arguments)")
     }
   }

@@ -149,77 +149,19 @@ public struct RunConfiguration: ParsableArguments, Sendable {
       throw ValidationError("--worker takes FIRST:LAST:OUTPUTS:DIR")
     }
   }
-
-  /// What `wellflow run ARGUMENTS` runs, parsed as a command of its own; nil for anything
-  /// but a run: help, a completion script, or arguments that do not parse, which the
-  /// command line then parses from its root to answer as it always did. The root's parse
-  /// also parses the whole command line twice more looking for
-  /// `--generate-completion-script`, about a tenth of a script run's start-up.
-  public static func parsedAlone(_ arguments: [String]) -> RunConfiguration? {
-    (try? parseAsRoot(arguments)) as? RunConfiguration
-  }
 }
 
-/// `wellflow run`: the command is its configuration, and adds no level of options around
-/// it (the app's command line adds what it runs).
-extension RunConfiguration: ParsableCommand {
-  public static let configuration = CommandConfiguration(
-    commandName: "run",
-    // Read only where `run` is parsed alone (`parsedAlone`): there it tells ArgumentParser
-    // not to look for `--generate-completion-script`. Below the `wellflow` command, as
-    // help, errors and completion scripts show it, the root's configuration is read instead.
-    _superCommandName: "wellflow",
-    abstract: "Run scripts: files, or folders of *.yaml (not their subfolders), in name order.",
-    discussion: """
-      Every script (and every sub-script it runs) is checked before any step runs;
-      problems are listed as file:line:column: message and nothing runs (exit 2).
-      A sub-script (run:) is a .yaml or .yml file in the folder of the script given
-      on the command line or below it (--scripts-root DIR names another folder).
-      A failing step prints file:line:column:, what was expected, what was there and
-      the current screen (exit 1). Each script gets a fresh app unless --data-dir is given.
-
-      Examples:
-        wellflow run Apps/Wellflow/Scripts
-        wellflow run Apps/Wellflow/Scripts/onboarding-standard.yaml \\
-          --format json --junit report.xml
-        wellflow run Apps/Wellflow/Scripts --quiet --html report.html
-        wellflow run Apps/Wellflow/Scripts --include-tags smoke --shard 1/2 \\
-          -e NOTE="slept well"
-        wellflow run Apps/Wellflow/Scripts/experiment-onboarding.yaml \\
-          --experiments Apps/Wellflow/Experiments/onboarding-length.yaml \\
-          --users 1000 --events e.ndjson
-
-      With --experiments FILE, a flow started without a variant (by a launch
-      rule, or `start` without `variant`) shows the variation GrowthBook's
-      algorithm assigns the user; users outside an experiment's coverage or
-      condition see the flow's default. A script's `experiments: {KEY: NAME}`
-      forces a variation (and, as in GrowthBook, records no exposure).
-      hashVersion defaults to 1, GrowthBook's default, so users keep their
-      variation if the experiment moves to GrowthBook. The file may declare
-      variants made of a flow's steps, and may declare nothing else:
-        variants: {onboarding: {brief: {steps: [skill, finale]}}}
-
-      With --growthbook FILE (a GrowthBook SDK payload, {"features": {…}}, as
-      GrowthBook's API serves it unencrypted), a feature named wellflow.<flow>
-      whose value is a variant name chooses that flow's variant through
-      GrowthBook's feature rules (force, rollout, experiment, conditions,
-      prerequisites). It wins over --experiments for its flow. Assignments are
-      sticky: kept in the user's store (with --data-dir, across runs), so
-      changing weights or coverage does not move a user already exposed;
-      raising a rule's bucketVersion re-buckets, and minBucketVersion leaves out
-      users bucketed by an older version. Sticky lookups need the rule's meta
-      keys, as GrowthBook payloads carry them.
-
-      --events FILE starts the file anew (--append adds to it instead) and
-      writes each event as one JSON line, stamped `ts` in UTC to the
-      millisecond. The script's clock only moves on `advance:`, so the stamps
-      add a person's pace: each launch, tap, select, enter, … takes a few
-      seconds (typing longer), drawn from --seed, the user and the step, so the
-      same run writes the same stamps. Events of one step are a millisecond
-      apart. Only the stamps move: what the app does by time is unchanged.
-      --events postgres://user@host:port/db adds them to that database's events
-      table instead, when the runs are done.
-      """)
+extension ParsableCommand {
+  /// What `wellflow SUB ARGUMENTS` runs, parsed with `SUB` as the root: nil for anything
+  /// but this command (help, a completion script) or arguments that do not parse, which
+  /// the command line then parses from its root to answer as it always did. The root's
+  /// parse also parses the whole command line twice more looking for
+  /// `--generate-completion-script`, about a tenth of a script run's start-up; a command
+  /// whose configuration names a super-command (`wellflow`) is spared that here, and only
+  /// here: below the root, the root's configuration is read.
+  public static func parsedAlone(_ arguments: [String]) -> Self? {
+    (try? parseAsRoot(arguments)) as? Self
+  }
 }
 
 /// Where `wellflow run` writes: standard output and standard error in the app,
