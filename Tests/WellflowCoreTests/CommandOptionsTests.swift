@@ -50,6 +50,51 @@ struct CommandOptionsTests {
     #expect(RunConfiguration(paths: ["-a.yaml"]).paths == ["-a.yaml"], "paths are never options")
   }
 
+  /// `run` as the app declares it, its options and a super-command name, under a root
+  /// like the app's `wellflow`: the parse `wellflow run …` gets without the shortcut.
+  private struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", _superCommandName: "wellflow")
+    @OptionGroup var options: RunConfiguration
+  }
+
+  private struct Root: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "wellflow", subcommands: [Run.self])
+  }
+
+  /// `wellflow run` parsed alone (the start-up's shortcut) gives what the parse from the
+  /// root gives, and leaves help, completion scripts and mistakes to the root.
+  @Test func runParsedAloneIsWhatTheRootParses() throws {
+    func described(_ run: RunConfiguration?) -> String {
+      var text = ""
+      dump(run, to: &text)
+      return text
+    }
+    let accepted: [[String]] = [
+      ["a.yaml"], ["a.yaml", "b"], ["--", "-a.yaml", "--help"], ["a.yaml", "--quiet", "--format", "json"],
+      [
+        "a.yaml", "--junit", "r.xml", "--html", "r.html", "--data-dir", "d", "--shard", "1/2",
+        "--include-tags", "x,y", "--exclude-tags", "z", "--users", "3", "--events", "e.ndjson", "--append",
+        "--jobs", "2", "--experiments", "e.yaml", "--growthbook", "g.json", "--seed", "7", "-e", "K=V",
+        "-e", "L=W", "--backend", "http://h", "--api-key", "k", "--token", "t", "--locale", "de",
+        "--scripts-root", "s",
+      ],
+      ["--format=json", "a.yaml", "--worker", "1:2:-:dir"], ["a.yaml", "help"],
+    ]
+    let refused: [[String]] = [
+      [], ["-h"], ["a.yaml", "--help"], ["--generate-completion-script"],
+      ["a.yaml", "--generate-completion-script", "zsh"], ["--generate-completion-script=bash"],
+      ["---completion", "--", "--format", "0", "0"], ["--experimental-dump-help"], ["a.yaml", "--version"],
+      ["a.yaml", "--nope"], ["a.yaml", "--users", "x"], ["a.yaml", "--format", "xml"],
+      ["a.yaml", "--worker", "nonsense"],
+    ]
+    for arguments in accepted + refused {
+      let alone = Run.parsedAlone(arguments)?.options
+      #expect((alone != nil) == accepted.contains(arguments), "\(arguments)")
+      let fromRoot = ((try? Root.parseAsRoot(["run"] + arguments)) as? Run)?.options
+      #expect(described(alone) == described(fromRoot), "\(arguments)")
+    }
+  }
+
   @Test func playsOptionsReachItsConfigurationAndItsInitializerGivesTheSame() throws {
     let play = try PlayConfiguration.parse([
       "checkin", "--variant", "quick", "--experiments", "e.yaml", "--locale", "de", "--format", "json",

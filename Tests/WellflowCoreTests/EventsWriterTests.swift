@@ -297,4 +297,11 @@ struct RunJobsTests {
       #expect(outcome.err == ["error: --jobs takes a number from 1 to \(RunCommand.maxJobs), got \(jobs)"])
     }
   }
+
+  /// Workers run the binary `Bundle.main` names, read without the bundle's lookup.
+  @Test func theWorkersBinaryIsTheOneBundleMainNames() throws {
+    let own = try #require(RunConfiguration.ownExecutable())
+    #expect(own == Bundle.main.executablePath)
+    #expect(FileManager.default.isExecutableFile(atPath: own))
+  }
 }

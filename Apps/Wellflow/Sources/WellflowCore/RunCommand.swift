@@ -151,6 +151,19 @@ public struct RunConfiguration: ParsableArguments, Sendable {
   }
 }
 
+extension ParsableCommand {
+  /// What `wellflow SUB ARGUMENTS` runs, parsed with `SUB` as the root: nil for anything
+  /// but this command (help, a completion script) or arguments that do not parse, which
+  /// the command line then parses from its root to answer as it always did. The root's
+  /// parse also parses the whole command line twice more looking for
+  /// `--generate-completion-script`, about a tenth of a script run's start-up; a command
+  /// whose configuration names a super-command (`wellflow`) is spared that here, and only
+  /// here: below the root, the root's configuration is read.
+  public static func parsedAlone(_ arguments: [String]) -> Self? {
+    (try? parseAsRoot(arguments)) as? Self
+  }
+}
+
 /// Where `wellflow run` writes: standard output and standard error in the app,
 /// buffers in tests.
 public struct Console: Sendable {

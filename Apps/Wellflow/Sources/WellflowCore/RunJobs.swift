@@ -91,6 +91,23 @@ extension RunConfiguration {
     else { return 1 }
     return min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, users)
   }
+
+  /// This process's binary, the one workers run: the path Foundation's
+  /// `Bundle.main.executablePath` gives, read where it reads it on Linux. `Bundle.main`
+  /// also lists the binary's folder (a `.build/release` holds about 200 entries), which
+  /// every `wellflow run` paid at start-up for a path only `--jobs` uses.
+  public static func ownExecutable() -> String? {
+    #if os(Linux)
+      var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = buffer.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+          readlink("/proc/self/exe", $0, buffer.count - 1)
+        }
+      }
+      if count > 0 { return String(decoding: buffer[..<count], as: UTF8.self) }
+    #endif
+    return Bundle.main.executablePath
+  }
 }
 
 /// A worker's console: what each script's runs print goes to that script's files.

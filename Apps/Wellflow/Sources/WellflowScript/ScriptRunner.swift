@@ -367,7 +367,7 @@ public final class ScriptRunner {
       return "value of \(id) is \(element.shownValue), expected \(expected)"
     case .text(let text):
       guard let screen else { return "'\(text)' is not on the screen: no flow is presented" }
-      return screen.visibleText.contains { $0.firstRange(of: text) != nil }
+      return screen.visibleText.contains { Self.occurs(text, in: $0) }
         ? nil : "'\(text)' is not on screen \(screen.id)"
     case .data(let query, let matcher):
       guard let host = try? session.open() else { return "the app could not start to answer \(query)" }
@@ -383,6 +383,20 @@ public final class ScriptRunner {
         return "\(error)"
       }
     }
+  }
+
+  /// Whether `text` occurs in `line`, Character by Character, as `firstRange(of:)` finds
+  /// it (the empty text occurs everywhere). The standard library's search builds a table
+  /// of the pattern's characters first: a dictionary whose first use in a process cost a
+  /// scan of every conformance in the binary, for lines of a few words.
+  nonisolated static func occurs(_ text: String, in line: String) -> Bool {
+    if text.isEmpty { return true }
+    var start = line.startIndex
+    while start < line.endIndex {
+      if line[start...].starts(with: text) { return true }
+      line.formIndex(after: &start)
+    }
+    return false
   }
 
   private func describeCurrentScreen() -> String {

@@ -9,6 +9,10 @@ typealias Run = RunConfiguration
 extension Run: AsyncParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "run",
+    // Read only where `run` is parsed alone (`parsedAlone`, `Wellflow.main`): there it
+    // tells ArgumentParser not to look for `--generate-completion-script`. Below
+    // `wellflow`, as help, errors and completion scripts show it, the root's is read.
+    _superCommandName: "wellflow",
     abstract: "Run scripts: files, or folders of *.yaml (not their subfolders), in name order.",
     discussion: """
       Every script (and every sub-script it runs) is checked before any step runs;
@@ -63,7 +67,7 @@ extension Run: AsyncParsableCommand {
 
   public func run() async throws {
     var configuration = self
-    configuration.executable = Bundle.main.executablePath
+    configuration.executable = RunConfiguration.ownExecutable()
     let code = await RunCommand.execute(configuration)
     if code != 0 { throw ExitCode(code) }
   }

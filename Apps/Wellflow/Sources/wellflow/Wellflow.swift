@@ -34,7 +34,14 @@ struct Wellflow: AsyncParsableCommand {
   /// 1: some failed, 2: nothing ran).
   static func main() async {
     do {
-      var command = try parseAsRoot()
+      let arguments = Array(CommandLine.arguments.dropFirst())
+      // A script run, what the command line starts most, skips the root's parse; anything
+      // else about `run` (help, a mistake) is answered by the root as before.
+      if arguments.first == "run", let run = Run.parsedAlone(Array(arguments.dropFirst())) {
+        try await run.run()
+        return
+      }
+      var command = try parseAsRoot(arguments)
       if var asyncCommand = command as? AsyncParsableCommand {
         try await asyncCommand.run()
       } else {
