@@ -401,12 +401,19 @@ let package = Package(
 // mangled name: the runtime checks a mangled name's requirements by scanning every
 // protocol conformance in the binary (12,300 records, about 0.2 ms for each new pair),
 // which a script run's start-up paid dozens of times.
+// Unsafe flags make every library product that holds them unusable as a versioned
+// dependency ("the target … contains unsafe build flags"), so this one applies only when
+// Wellflow is the package being built (a clone), never when an app builds it from its
+// checkouts folder (SwiftPM's `.build/checkouts`, Xcode's `SourcePackages/checkouts`).
+let builtAsADependency = Context.packageDirectory.contains("/checkouts/")
 for target in package.targets {
   target.swiftSettings =
-    (target.swiftSettings ?? []) + [
-      .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
-      .unsafeFlags(
-        ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
-        .when(platforms: [.linux], configuration: .release)),
-    ]
+    (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+    + (builtAsADependency
+      ? []
+      : [
+        .unsafeFlags(
+          ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+          .when(platforms: [.linux], configuration: .release))
+      ])
 }
