@@ -302,6 +302,16 @@ enum PostgresWrites {
       ORDER BY i.n
       """
 
+    /// `sql` with its values, prepared once per connection: its plan is the same for every
+    /// call, so PostgreSQL parses and plans it once instead of at every write.
+    private struct Prepared: PostgresPreparedStatement {
+      static let sql = ProgressCreates.sql
+      typealias Row = (Int?, Data?, Data?, Int?, Data?)
+      var bindings: PostgresBindings
+      func makeBindings() -> PostgresBindings { bindings }
+      func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
     func run(userID: String, on connection: PostgresConnection, logger: Logger) async throws
       -> [BackendResponse]
     {
@@ -362,28 +372,26 @@ enum PostgresWrites {
         tails.append(ByteBuffer(bytes: body[(place.upperBound - 1)...]))
         acts.append(true)
       }
-      var query = PostgresQuery(unsafeSQL: Self.sql)
-      query.binds.append(userID)
-      query.binds.append(keys)
-      query.binds.append(fingerprints)
-      query.binds.append(ids)
-      query.binds.append(types)
-      query.binds.append(quantities)
-      query.binds.append(loggedAts)
-      query.binds.append(dates)
-      query.binds.append(notes)
-      query.binds.append(hasNotes)
-      query.binds.append(entryIDs)
-      query.binds.append(hasEntry)
-      query.binds.append(heads)
-      query.binds.append(tails)
-      query.binds.append(acts)
+      var binds = PostgresBindings(capacity: 15)
+      binds.append(userID)
+      binds.append(keys)
+      binds.append(fingerprints)
+      binds.append(ids)
+      binds.append(types)
+      binds.append(quantities)
+      binds.append(loggedAts)
+      binds.append(dates)
+      binds.append(notes)
+      binds.append(hasNotes)
+      binds.append(entryIDs)
+      binds.append(hasEntry)
+      binds.append(heads)
+      binds.append(tails)
+      binds.append(acts)
       var answers: [BackendResponse] = []
       answers.reserveCapacity(writes.count)
-      let rows = try await connection.query(query, logger: logger)
-      for try await (priorStatus, priorBody, fingerprint, status, body) in rows.decode(
-        (Int?, Data?, Data?, Int?, Data?).self)
-      {
+      let rows = try await connection.execute(Prepared(bindings: binds), logger: logger)
+      for try await (priorStatus, priorBody, fingerprint, status, body) in rows {
         let write = writes[answers.count]
         if let priorStatus, let priorBody, let key = write.key {
           answers.append(
