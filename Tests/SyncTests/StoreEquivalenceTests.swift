@@ -129,6 +129,8 @@ import Testing
                 "PUT", key: "b10", id: Self.id(ids, 19, 0), body: #"{"seconds": 6}"#, resource: "breathing"),
             ].joined(separator: ",") + "]}"
         }, key: nil),
+      // Without a key, a create of an entry that has a row updates it.
+      step("POST", "/api/v1/progress", progress(4, entry: "e1")),
       step("GET", "/api/v1/progress?limit=100"),
       step("GET", "/api/v1/journal"),
       step("GET", "/api/v1/resources/breathing"),
@@ -195,7 +197,7 @@ import Testing
       sqlite.map(\.status) == [
         201, 201, 422, 200, 201, 200, 200, 200, 404, 404, 204, 204, 404, 400, 422, 201, 201, 201, 201, 201,
         200,
-        404, 204, 404, 200, 200, 200, 200, 200, 200,
+        404, 204, 404, 200, 200, 200, 200, 200, 200, 200,
       ])
     #expect(sqlite[6].body.contains(#""entry_id":"e1""#))
     #expect(sqlite[7].body.contains("entry_id") == false)

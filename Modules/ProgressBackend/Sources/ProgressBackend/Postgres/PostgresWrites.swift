@@ -45,6 +45,8 @@ enum PostgresWrites {
   {
     let action: WriteAction
     switch write.action {
+    case .success(.createProgress(let input)) where write.key == nil:
+      return try await create(input, userID: userID, on: connection, logger: logger)
     case .success(.createProgress):
       return try await ProgressCreates([write])!.run(userID: userID, on: connection, logger: logger)[0]
     case .success(let value):
@@ -87,6 +89,31 @@ enum PostgresWrites {
     }
     // An entry id that changed under the PUT twice (none ever does): no such row.
     return statement.missing
+  }
+
+  /// A progress create without a key: nothing to keep, so a plain INSERT (far less work for
+  /// PostgreSQL than `ProgressCreates`' statement), its answer written here from the row's id.
+  private static func create(
+    _ input: ProgressInput, userID: String, on connection: PostgresConnection, logger: Logger
+  ) async throws -> BackendResponse {
+    let id = UUID().uuidString.lowercased()
+    let rows = try await connection.query(
+      """
+      INSERT INTO progress AS p (id, user_id, type, quantity, logged_at, date, notes, entry_id)
+      VALUES (\(id), \(userID), \(input.type), \(Double(input.quantity)), \(input.loggedAt), \(input.date),
+        \(input.notes), \(input.entryID))
+      ON CONFLICT (user_id, entry_id) WHERE entry_id IS NOT NULL DO UPDATE SET
+        type = excluded.type, quantity = excluded.quantity, logged_at = excluded.logged_at,
+        date = excluded.date, notes = excluded.notes
+      RETURNING p.id
+      """, logger: logger)
+    for try await written in rows.decode(String.self) {
+      // A create whose entry has a row updated it: 200 with that row's id, as on SQLite.
+      return BackendResponse(
+        status: written == id ? 201 : 200,
+        body: WireJSON.progressJSON(id: written, input, entryID: input.entryID))
+    }
+    throw PostgresWriteFailure()
   }
 
   /// A write other than a progress create as one statement. $1 user, $2 key (NULL: none),
