@@ -67,6 +67,53 @@ import Testing
     #expect((list["data"] as? [String: Any])?["total"] as? Int == keys.count)
   }
 
+  /// Replays racing: eight sends of one key at once, four to each server, single calls and
+  /// batches: one row per key, and every answer is the first one.
+  @Test(arguments: TestStore.available)
+  func concurrentReplaysOfOneKeyAllGetTheFirstAnswer(store: TestStore) async throws {
+    let database = try await store.freshDatabase()
+    let servers = [try await Self.start(database), try await Self.start(database)]
+    defer { for server in servers { Task { await server.stop() } } }
+    for round in 0..<3 {
+      let key = "race-\(round)"
+      let body = String(decoding: progressBody(quantity: 5, entryID: "entry-\(round)"), as: UTF8.self)
+      let batch = #"{"items": [{"idempotency_key": "batch-\#(round)", "method": "POST", "body": \#(body)}]}"#
+      let answers = try await withThrowingTaskGroup(of: (Int, String?, Bool).self) { group in
+        for send in 0..<8 {
+          let server = servers[send % 2]
+          let isBatch = send % 4 >= 2
+          group.addTask {
+            if isBatch {
+              let (status, json) = try await server.raw(
+                "POST", "/api/v1/progress/batch", body: batch, headers: server.headers())
+              let result = ((json["data"] as? [String: Any])?["results"] as? [[String: Any]])?.first
+              return (
+                result?["status"] as? Int ?? status, (result?["data"] as? [String: Any])?["id"] as? String,
+                true
+              )
+            }
+            let (status, json) = try await server.raw(
+              "POST", "/api/v1/progress", body: body,
+              headers: server.headers().merging(["Idempotency-Key": key]) { $1 })
+            return (status, (json["data"] as? [String: Any])?["id"] as? String, false)
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      // The key and the batch's key race for one entry: one makes the row (201), the other
+      // finds it (200); each key's sends all answer as its first did.
+      for isBatch in [false, true] {
+        let mine = answers.filter { $0.2 == isBatch }
+        #expect(Set(mine.map(\.0)).count == 1, "round \(round): \(answers)")
+      }
+      #expect(Set(answers.map(\.0)) == [200, 201], "round \(round): \(answers)")
+      #expect(Set(answers.map(\.1)).count == 1 && answers[0].1 != nil, "round \(round): \(answers)")
+    }
+    let (_, list) = try await servers[0].raw(
+      "GET", "/api/v1/progress?limit=100", headers: servers[0].headers())
+    #expect((list["data"] as? [String: Any])?["total"] as? Int == 3)
+  }
+
   @Test(.enabled(if: TestPostgres.enabled, Comment(rawValue: TestPostgres.howToRun)))
   func serversStartingTogetherMigrateTheSchemaOnce() async throws {
     let location = try await TestPostgres.freshDatabase()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 
 /// A PostgreSQL database named by a `postgres://user[:password]@host[:port]/database` URL:
@@ -89,9 +90,12 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
   /// A new connection; every failure is a `PostgresFailure` naming this location. With
   /// `statementTimeout`, the server cancels any statement of the connection that runs longer
-  /// (SQLSTATE 57014), so a stuck query frees its connection instead of holding it.
+  /// (SQLSTATE 57014), so a stuck query frees its connection instead of holding it. With
+  /// `eventLoop`, the connection's reads and writes run on that loop (by default, any of the
+  /// driver's).
   public func connect(
-    logger: Logger = PostgresLocation.quietLogger, statementTimeout: Duration? = nil
+    logger: Logger = PostgresLocation.quietLogger, statementTimeout: Duration? = nil,
+    on eventLoop: (any EventLoop)? = nil
   ) async throws(PostgresFailure)
     -> PostgresConnection
   {
@@ -105,7 +109,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
     do {
       return try await PostgresConnection.connect(
-        configuration: configuration, id: Self.nextID.next(), logger: logger)
+        on: eventLoop ?? PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+        id: Self.nextID.next(), logger: logger)
     } catch {
       throw PostgresFailure(location: description, error: error)
     }

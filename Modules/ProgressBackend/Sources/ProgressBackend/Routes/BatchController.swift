@@ -20,9 +20,7 @@ struct BatchController {
   @Sendable func batch(_ request: Request, context: BackendContext) async throws -> BackendResponse {
     let writes = try Self.writes(context.body)
     let userID = context.userID
-    let answers = try await store.write { store in
-      try writes.map { try IdempotentWrites.perform($0, userID: userID, in: store) }
-    }
+    let answers = try await store.perform(writes, userID: userID)
     return BackendResponse(status: 200, body: WireJSON.batchBody(answers))
   }
 

@@ -16,6 +16,6 @@ struct EventsController {
       method: "POST", path: APIPath.events, body: context.body, key: context.idempotencyKey
     ) { object throws(Refusal) in .recordEvents(try EventsInput(object)) }
     let userID = context.userID
-    return try await store.write { try IdempotentWrites.perform(write, userID: userID, in: $0) }
+    return try await store.perform([write], userID: userID)[0]
   }
 }

@@ -26,6 +26,6 @@ struct JournalController {
       method: "POST", path: APIPath.journal, body: context.body, key: context.idempotencyKey
     ) { object throws(Refusal) in .createJournal(try JournalInput(object, catalog: catalog)) }
     let userID = context.userID
-    return try await store.write { try IdempotentWrites.perform(write, userID: userID, in: $0) }
+    return try await store.perform([write], userID: userID)[0]
   }
 }

@@ -93,7 +93,7 @@ struct ResourcesController {
   /// One write in its own transaction.
   private func perform(_ write: Write, _ context: BackendContext) async throws -> BackendResponse {
     let userID = context.userID
-    return try await store.write { try IdempotentWrites.perform(write, userID: userID, in: $0) }
+    return try await store.perform([write], userID: userID)[0]
   }
 }
 

@@ -9,8 +9,9 @@ protocol BackendStore: Sendable {
   func prepare() async throws
   /// After the last request.
   func close() async
-  /// Runs `body` in one write transaction: all of its writes happen, or none.
-  func write<T: Sendable>(_ body: @escaping @Sendable (any BackendTransaction) throws -> T) async throws -> T
+  /// The answers to `writes`, in order, each as `IdempotentWrites.perform` gives it, in one
+  /// transaction: all of their rows are written, or none.
+  func perform(_ writes: [Write], userID: String) async throws -> [BackendResponse]
   /// A page of the user's progress rows (of `type`, when given) in date order, and how many
   /// rows match in all.
   func progressPage(userID: String, type: String?, page: PageRequest) async throws -> Page<ProgressRecord>
@@ -62,7 +63,8 @@ public enum BackendDatabase: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
-/// What one write transaction can do.
+/// What one write transaction can do: how `IdempotentWrites.perform` writes through a store
+/// whose transactions are synchronous (SQLite's).
 protocol BackendTransaction {
   /// The answer kept for the user's idempotency key, with the fingerprint of the request
   /// that got it (nil for keys kept before fingerprints were).

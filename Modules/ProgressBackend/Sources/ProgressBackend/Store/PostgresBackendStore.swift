@@ -1,25 +1,19 @@
 import Foundation
 import Logging
-import NIOPosix
 import PostgresNIO
 import ProgressContract
 
 /// The backend's rows in PostgreSQL (`BackendStore`'s adapter), for several `serve`
 /// processes on one database: they share the rows, and an idempotency key is one row
 /// whichever process got it first (the table's primary key; the loser of a race runs its
-/// request again and replays the winner's answer).
+/// request again and replays the winner's answer). A write is one statement
+/// (`PostgresWrites`) on a connection of the request's own event loop.
 final class PostgresBackendStore: BackendStore {
   let connections: PostgresConnections
-  /// Where write transactions run: the port's transactions are synchronous, so each one
-  /// waits for its statements on a thread of its own, never on an event loop or a thread
-  /// of Swift's concurrency pool.
-  private let threads: NIOThreadPool
   private var logger: Logger { connections.logger }
 
-  init(location: PostgresLocation, threads: Int = 16) {
+  init(location: PostgresLocation) {
     connections = PostgresConnections(location: location)
-    self.threads = NIOThreadPool(numberOfThreads: threads)
-    self.threads.start()
   }
 
   var location: PostgresLocation { connections.location }
@@ -40,7 +34,6 @@ final class PostgresBackendStore: BackendStore {
 
   func close() async {
     await connections.close()
-    try? await threads.shutdownGracefully()
   }
 
   // MARK: schema
@@ -196,15 +189,12 @@ final class PostgresBackendStore: BackendStore {
 
   // MARK: BackendStore
 
-  func write<T: Sendable>(_ body: @escaping @Sendable (any BackendTransaction) throws -> T) async throws -> T
-  {
+  func perform(_ writes: [Write], userID: String) async throws -> [BackendResponse] {
     var attempt = 1
     while true {
       do {
         return try await connections.withConnection { connection in
-          try await threads.runIfActive { [logger] in
-            try Transaction.run(on: connection, logger: logger, body)
-          }
+          try await PostgresWrites.perform(writes, userID: userID, on: connection, logger: logger)
         }
       } catch let error where attempt < Self.attempts && Self.lostARace(error) {
         attempt += 1
@@ -345,120 +335,5 @@ final class PostgresBackendStore: BackendStore {
   {
     for try await value in rows.decode(V.self) { return value }
     return nil
-  }
-
-  /// One write transaction's statements, each waited for on the transaction's thread.
-  private struct Transaction: BackendTransaction {
-    let connection: PostgresConnection
-    let logger: Logger
-
-    static func run<T>(
-      on connection: PostgresConnection, logger: Logger, _ body: (any BackendTransaction) throws -> T
-    ) throws -> T {
-      let transaction = Transaction(connection: connection, logger: logger)
-      _ = try transaction.run("BEGIN")
-      let value: T
-      do {
-        value = try body(transaction)
-      } catch {
-        _ = try? transaction.run("ROLLBACK")
-        throw error
-      }
-      _ = try transaction.run("COMMIT")
-      return value
-    }
-
-    @discardableResult
-    func run(_ query: PostgresQuery) throws -> PostgresQueryResult {
-      try connection.query(query, logger: logger).wait()
-    }
-
-    func keptAnswer(userID: String, key: String) throws -> KeptAnswer? {
-      let result = try run(
-        "SELECT status, body, fingerprint FROM idempotency WHERE user_id = \(userID) AND key = \(key)")
-      guard let row = result.rows.first else { return nil }
-      let (status, body, fingerprint) = try row.decode((Int, Data, Data?).self)
-      return KeptAnswer(
-        response: BackendResponse(status: status, body: body, replayed: true), fingerprint: fingerprint)
-    }
-
-    func keep(_ response: BackendResponse, fingerprint: Data, userID: String, key: String) throws {
-      try run(
-        """
-        INSERT INTO idempotency (user_id, key, status, body, fingerprint)
-        VALUES (\(userID), \(key), \(response.status), \(response.body), \(fingerprint))
-        """)
-    }
-
-    func progressID(userID: String, entryID: String) throws -> String? {
-      try run("SELECT id FROM progress WHERE user_id = \(userID) AND entry_id = \(entryID)").rows.first?
-        .decode(String.self)
-    }
-
-    func progressEntryID(id: String, userID: String) throws -> String?? {
-      guard
-        let row = try run("SELECT entry_id FROM progress WHERE id = \(id) AND user_id = \(userID)").rows.first
-      else { return nil }
-      return .some(try row.decode(String?.self))
-    }
-
-    func insertProgress(id: String, userID: String, _ input: ProgressInput) throws {
-      try run(
-        """
-        INSERT INTO progress (id, user_id, type, quantity, logged_at, date, notes, entry_id)
-        VALUES (\(id), \(userID), \(input.type), \(Double(input.quantity)), \(input.loggedAt), \(input.date),
-          \(input.notes), \(input.entryID))
-        """)
-    }
-
-    func updateProgress(id: String, _ input: ProgressInput) throws {
-      try run(
-        """
-        UPDATE progress SET type = \(input.type), quantity = \(Double(input.quantity)),
-          logged_at = \(input.loggedAt), date = \(input.date), notes = \(input.notes)
-        WHERE id = \(id)
-        """)
-    }
-
-    func deleteProgress(id: String, userID: String) throws -> Bool {
-      (try run("DELETE FROM progress WHERE id = \(id) AND user_id = \(userID)").metadata.rows ?? 0) > 0
-    }
-
-    func insertJournal(id: String, userID: String, _ input: JournalInput) throws {
-      try run(
-        """
-        INSERT INTO journal (id, user_id, created_at, date, curriculum_id, secondary_curriculum_id,
-          strategy_id, initiated_by)
-        VALUES (\(id), \(userID), \(input.createdAt), \(input.date), \(input.curriculumID),
-          \(input.secondaryCurriculumID), \(input.strategyID), \(input.initiatedBy))
-        """)
-    }
-
-    func insertResource(id: String, userID: String, resource: String, body: String) throws {
-      try run(
-        """
-        INSERT INTO resources (id, user_id, resource, body)
-        VALUES (\(id), \(userID), \(resource), \(body))
-        """)
-    }
-
-    func updateResource(id: String, userID: String, resource: String, body: String) throws -> Bool {
-      let result = try run(
-        """
-        UPDATE resources SET body = \(body)
-        WHERE id = \(id) AND user_id = \(userID) AND resource = \(resource)
-        """)
-      return (result.metadata.rows ?? 0) > 0
-    }
-
-    func deleteResource(id: String, userID: String, resource: String) throws -> Bool {
-      let result = try run(
-        "DELETE FROM resources WHERE id = \(id) AND user_id = \(userID) AND resource = \(resource)")
-      return (result.metadata.rows ?? 0) > 0
-    }
-
-    func insertEvents(_ lines: [String]) throws {
-      try run("INSERT INTO events (data) SELECT line::jsonb FROM unnest(\(lines)::text[]) AS line")
-    }
   }
 }

@@ -110,9 +110,11 @@ final class SQLiteBackendStore: BackendStore {
     return migrator
   }
 
-  func write<T: Sendable>(_ body: @escaping @Sendable (any BackendTransaction) throws -> T) async throws -> T
-  {
-    try await writer.write { db in try body(Transaction(db: db)) }
+  func perform(_ writes: [Write], userID: String) async throws -> [BackendResponse] {
+    try await writer.write { db in
+      let transaction = Transaction(db: db)
+      return try writes.map { try IdempotentWrites.perform($0, userID: userID, in: transaction) }
+    }
   }
 
   /// Reads on the calling thread, `serve`'s event loop. GRDB's async `read` hands the work

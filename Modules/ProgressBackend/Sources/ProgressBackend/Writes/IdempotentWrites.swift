@@ -56,6 +56,21 @@ enum IdempotentWrites {
     }
   }
 
+  /// The answer to `write` when its key was seen before: the first answer again when the
+  /// request is the same (method, path, body), else a 422.
+  static func replay(_ first: KeptAnswer, to write: Write, key: String) -> BackendResponse {
+    // Keys kept before fingerprints were (nil) replay as they always did.
+    if let fingerprint = first.fingerprint, fingerprint != write.fingerprint {
+      return Refusal(
+        status: 422, code: "idempotency_key_reused",
+        message:
+          "the Idempotency-Key \"\(key.prefix(100))\" was used for another request (method, path or body); "
+          + "send a new key for a new request"
+      ).response
+    }
+    return first.response
+  }
+
   /// Inside a write transaction: the answer to `write`. A key the user sent before gets
   /// the first answer again, and nothing is written, when the request is the same
   /// (method, path, body); another request under that key is refused with 422. Otherwise
@@ -65,16 +80,7 @@ enum IdempotentWrites {
     -> BackendResponse
   {
     if let key = write.key, let first = try store.keptAnswer(userID: userID, key: key) {
-      // Keys kept before fingerprints were (nil) replay as they always did.
-      if let fingerprint = first.fingerprint, fingerprint != write.fingerprint {
-        return Refusal(
-          status: 422, code: "idempotency_key_reused",
-          message:
-            "the Idempotency-Key \"\(key.prefix(100))\" was used for another request (method, path or body); "
-            + "send a new key for a new request"
-        ).response
-      }
-      return first.response
+      return replay(first, to: write, key: key)
     }
     let action: WriteAction
     switch write.action {
