@@ -71,8 +71,14 @@ public enum JSONText {
     }
   }
 
+  /// `"name":` (after a comma unless it is the first member) as bytes.
+  static func memberName(_ name: String, first: Bool = false) -> [UInt8] {
+    var bytes: [UInt8] = []
+    appendName(name, first: first, to: &bytes)
+    return bytes
+  }
+
   /// `"name":` (after a comma unless it is the first member).
-  @usableFromInline
   static func appendName(_ name: String, first: Bool = false, to bytes: inout [UInt8]) {
     if !first { bytes.append(UInt8(ascii: ",")) }
     appendString(name, to: &bytes)
@@ -127,27 +133,39 @@ extension ProgressRecord: JSONWritable {
     id: Text, type: Text, quantity: Double, date: Text, notes: Text?, loggedAt: Text?, entryID: Text?,
     to bytes: inout [UInt8]
   ) {
-    typealias Key = CodingKeys
     bytes.append(UInt8(ascii: "{"))
-    JSONText.appendName(Key.date.rawValue, first: true, to: &bytes)
+    bytes += MemberNames.date
     date.appendJSONString(to: &bytes)
     if let entryID {
-      JSONText.appendName(Key.entryID.rawValue, to: &bytes)
+      bytes += MemberNames.entryID
       entryID.appendJSONString(to: &bytes)
     }
-    JSONText.appendName(Key.id.rawValue, to: &bytes)
+    bytes += MemberNames.id
     id.appendJSONString(to: &bytes)
     if let loggedAt {
-      JSONText.appendName(Key.loggedAt.rawValue, to: &bytes)
+      bytes += MemberNames.loggedAt
       loggedAt.appendJSONString(to: &bytes)
     }
-    JSONText.appendName(Key.notes.rawValue, to: &bytes)
+    bytes += MemberNames.notes
     if let notes { notes.appendJSONString(to: &bytes) } else { bytes += "null".utf8 }
-    JSONText.appendName(Key.quantity.rawValue, to: &bytes)
+    bytes += MemberNames.quantity
     bytes += JSONText.number(quantity).utf8
-    JSONText.appendName(Key.type.rawValue, to: &bytes)
+    bytes += MemberNames.type
     type.appendJSONString(to: &bytes)
     bytes.append(UInt8(ascii: "}"))
+  }
+
+  /// Each member's `"name":` (after a comma but the first's), written once: a page
+  /// scanned and copied them as any text for every row.
+  @usableFromInline
+  enum MemberNames {
+    @usableFromInline static let date = JSONText.memberName(CodingKeys.date.rawValue, first: true)
+    @usableFromInline static let entryID = JSONText.memberName(CodingKeys.entryID.rawValue)
+    @usableFromInline static let id = JSONText.memberName(CodingKeys.id.rawValue)
+    @usableFromInline static let loggedAt = JSONText.memberName(CodingKeys.loggedAt.rawValue)
+    @usableFromInline static let notes = JSONText.memberName(CodingKeys.notes.rawValue)
+    @usableFromInline static let quantity = JSONText.memberName(CodingKeys.quantity.rawValue)
+    @usableFromInline static let type = JSONText.memberName(CodingKeys.type.rawValue)
   }
 }
 
