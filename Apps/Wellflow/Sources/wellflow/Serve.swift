@@ -5,8 +5,20 @@ import WellflowCore
 
 /// The settings `serve` and `token` share when none are given, for local use only.
 struct Serve: AsyncParsableCommand {
-  /// A request's log line on standard output.
-  static let printLine: @Sendable (String) -> Void = { line in StandardStreams.out(line + "\n") }
+  /// How long a request's log line may wait to be written with others.
+  static let logInterval = Duration.milliseconds(100)
+
+  /// The request log on standard output, a line per request, written in batches: a write
+  /// per request cost it more than the line did.
+  static func requestLogBuffer() -> BatchedLines {
+    BatchedLines { bytes in
+      do throws(WriteFailure) {
+        try OutputFile.standardOutput.write(bytes)
+      } catch {
+        StandardStreams.end(after: error)
+      }
+    }
+  }
 
   static let configuration = CommandConfiguration(
     commandName: "serve",
@@ -103,9 +115,26 @@ struct Serve: AsyncParsableCommand {
     for warning in secrets.warnings {
       StandardStreams.err("warning: \(warning)\n")
     }
+    let log = quiet ? nil : Self.requestLogBuffer()
+    // Lines wait at most `logInterval`; those still waiting when the server stops are
+    // written before the process ends.
+    let flusher = log.map { log in
+      Task {
+        while !Task.isCancelled {
+          try? await Task.sleep(for: Self.logInterval)
+          log.flush()
+        }
+      }
+    }
+    defer {
+      flusher?.cancel()
+      log?.flush()
+    }
+    let requestLog: (@Sendable (String) -> Void)?
+    if let log { requestLog = { log.append($0) } } else { requestLog = nil }
     var configuration = ProgressServer.Configuration(
       host: host, port: port, apiKey: secrets.apiKey, jwtSecret: secrets.jwtSecret,
-      jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: quiet ? nil : Self.printLine,
+      jwtIssuer: jwtIssuer, jwtAudience: jwtAudience, requestLog: requestLog,
       servesMetrics: ServerSecrets.isLoopback(host), metricsPort: metricsPort)
     configuration.database = store
     let server = try ProgressServer(configuration: configuration)

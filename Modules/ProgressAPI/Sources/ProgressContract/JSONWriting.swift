@@ -71,15 +71,18 @@ public enum JSONText {
     }
   }
 
+  /// `"name":` (after a comma unless it is the first member) as bytes.
+  static func memberName(_ name: String, first: Bool = false) -> [UInt8] {
+    var bytes: [UInt8] = []
+    appendName(name, first: first, to: &bytes)
+    return bytes
+  }
+
   /// `"name":` (after a comma unless it is the first member).
   static func appendName(_ name: String, first: Bool = false, to bytes: inout [UInt8]) {
     if !first { bytes.append(UInt8(ascii: ",")) }
     appendString(name, to: &bytes)
     bytes.append(UInt8(ascii: ":"))
-  }
-
-  static func appendOptional(_ text: String?, to bytes: inout [UInt8]) {
-    if let text { appendString(text, to: &bytes) } else { bytes += "null".utf8 }
   }
 
   static func appendOptional(_ number: Int?, to bytes: inout [UInt8]) {
@@ -88,38 +91,81 @@ public enum JSONText {
 
   /// `{"data": value}`: how every answer wraps its value.
   public static func data(_ value: some JSONWritable) -> [UInt8] {
+    data(capacity: 256) { value.appendJSON(to: &$0) }
+  }
+
+  /// `{"data": …}` around what `appendValue` writes.
+  public static func data<Failure: Error>(
+    capacity: Int, _ appendValue: (inout [UInt8]) throws(Failure) -> Void
+  ) throws(Failure) -> [UInt8] {
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(256)
+    bytes.reserveCapacity(capacity)
     bytes += #"{"data":"#.utf8
-    value.appendJSON(to: &bytes)
+    try appendValue(&bytes)
     bytes.append(UInt8(ascii: "}"))
     return bytes
   }
 }
 
+/// Text a JSON string is written from: a `String`, or text read in place (a database
+/// column's bytes), so a row can be written without making a `String` of each field.
+public protocol JSONStringText {
+  func appendJSONString(to bytes: inout [UInt8])
+}
+
+extension String: JSONStringText {
+  public func appendJSONString(to bytes: inout [UInt8]) {
+    JSONText.appendString(self, to: &bytes)
+  }
+}
+
 extension ProgressRecord: JSONWritable {
   public func appendJSON(to bytes: inout [UInt8]) {
-    typealias Key = CodingKeys
+    Self.appendJSON(
+      id: id, type: type, quantity: quantity, date: date, notes: notes, loggedAt: loggedAt, entryID: entryID,
+      to: &bytes)
+  }
+
+  /// A row's JSON from its fields, whatever form their text has: the one place its members
+  /// are named and ordered.
+  @inlinable
+  public static func appendJSON<Text: JSONStringText>(
+    id: Text, type: Text, quantity: Double, date: Text, notes: Text?, loggedAt: Text?, entryID: Text?,
+    to bytes: inout [UInt8]
+  ) {
     bytes.append(UInt8(ascii: "{"))
-    JSONText.appendName(Key.date.rawValue, first: true, to: &bytes)
-    JSONText.appendString(date, to: &bytes)
+    bytes += MemberNames.date
+    date.appendJSONString(to: &bytes)
     if let entryID {
-      JSONText.appendName(Key.entryID.rawValue, to: &bytes)
-      JSONText.appendString(entryID, to: &bytes)
+      bytes += MemberNames.entryID
+      entryID.appendJSONString(to: &bytes)
     }
-    JSONText.appendName(Key.id.rawValue, to: &bytes)
-    JSONText.appendString(id, to: &bytes)
+    bytes += MemberNames.id
+    id.appendJSONString(to: &bytes)
     if let loggedAt {
-      JSONText.appendName(Key.loggedAt.rawValue, to: &bytes)
-      JSONText.appendString(loggedAt, to: &bytes)
+      bytes += MemberNames.loggedAt
+      loggedAt.appendJSONString(to: &bytes)
     }
-    JSONText.appendName(Key.notes.rawValue, to: &bytes)
-    JSONText.appendOptional(notes, to: &bytes)
-    JSONText.appendName(Key.quantity.rawValue, to: &bytes)
+    bytes += MemberNames.notes
+    if let notes { notes.appendJSONString(to: &bytes) } else { bytes += "null".utf8 }
+    bytes += MemberNames.quantity
     bytes += JSONText.number(quantity).utf8
-    JSONText.appendName(Key.type.rawValue, to: &bytes)
-    JSONText.appendString(type, to: &bytes)
+    bytes += MemberNames.type
+    type.appendJSONString(to: &bytes)
     bytes.append(UInt8(ascii: "}"))
+  }
+
+  /// Each member's `"name":` (after a comma but the first's), written once: a page
+  /// scanned and copied them as any text for every row.
+  @usableFromInline
+  enum MemberNames {
+    @usableFromInline static let date = JSONText.memberName(CodingKeys.date.rawValue, first: true)
+    @usableFromInline static let entryID = JSONText.memberName(CodingKeys.entryID.rawValue)
+    @usableFromInline static let id = JSONText.memberName(CodingKeys.id.rawValue)
+    @usableFromInline static let loggedAt = JSONText.memberName(CodingKeys.loggedAt.rawValue)
+    @usableFromInline static let notes = JSONText.memberName(CodingKeys.notes.rawValue)
+    @usableFromInline static let quantity = JSONText.memberName(CodingKeys.quantity.rawValue)
+    @usableFromInline static let type = JSONText.memberName(CodingKeys.type.rawValue)
   }
 }
 
@@ -145,16 +191,29 @@ extension JournalRecord: JSONWritable {
 
 extension Page: JSONWritable where Item: JSONWritable {
   public func appendJSON(to bytes: inout [UInt8]) {
+    Self.appendJSON(total: total, limit: limit, offset: offset, to: &bytes) { bytes in
+      var first = true
+      for entry in entries {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+        entry.appendJSON(to: &bytes)
+      }
+    }
+  }
+}
+
+extension Page {
+  /// A page's JSON around entries `appendEntries` writes (comma-separated): for a page
+  /// written as its rows are read, without keeping them.
+  public static func appendJSON<Failure: Error>(
+    total: Int, limit: Int, offset: Int, to bytes: inout [UInt8],
+    entries appendEntries: (inout [UInt8]) throws(Failure) -> Void
+  ) throws(Failure) {
     typealias Key = CodingKeys
     bytes.append(UInt8(ascii: "{"))
     JSONText.appendName(Key.entries.rawValue, first: true, to: &bytes)
     bytes.append(UInt8(ascii: "["))
-    var first = true
-    for entry in entries {
-      if !first { bytes.append(UInt8(ascii: ",")) }
-      first = false
-      entry.appendJSON(to: &bytes)
-    }
+    try appendEntries(&bytes)
     bytes.append(UInt8(ascii: "]"))
     JSONText.appendName(Key.limit.rawValue, to: &bytes)
     bytes += String(limit).utf8

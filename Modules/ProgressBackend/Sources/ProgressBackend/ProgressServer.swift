@@ -186,7 +186,7 @@ public final class ProgressServer: Sendable {
   }
 
   private func makeApplication(onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
-    var logger = Logger(label: "wellflow.backend")
+    var logger = Logger(label: "wellflow.backend", factory: ServerLogHandler.init(label:))
     // Stopping cancels open connections, which Hummingbird logs as errors; nothing else is logged.
     logger.logLevel = .critical
     let metricsServer = configuration.metricsPort.map { port in

@@ -33,8 +33,8 @@ struct ProgressController {
   @Sendable func list(_ request: Request, context: BackendContext) async throws -> BackendResponse {
     let query = request.apiQuery
     let page = try PageRequest(query: query)
-    let rows = try await store.progressPage(userID: context.userID, type: query["type"], page: page)
-    return BackendResponse(status: 200, body: WireJSON.data(rows))
+    let body = try await store.progressPageJSON(userID: context.userID, type: query["type"], page: page)
+    return BackendResponse(status: 200, body: Data(body))
   }
 
   @Sendable func show(_ request: Request, context: BackendContext) async throws -> BackendResponse {

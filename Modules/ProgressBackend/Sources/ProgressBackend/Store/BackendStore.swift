@@ -15,6 +15,9 @@ protocol BackendStore: Sendable {
   /// A page of the user's progress rows (of `type`, when given) in date order, and how many
   /// rows match in all.
   func progressPage(userID: String, type: String?, page: PageRequest) async throws -> Page<ProgressRecord>
+  /// That page as the API answers it (`{"data":{…}}`), byte for byte as `JSONText.data`
+  /// writes `progressPage`'s: a store may write it as it reads the rows.
+  func progressPageJSON(userID: String, type: String?, page: PageRequest) async throws -> [UInt8]
   /// The user's progress row `id`; nil when there is none (or it is another user's).
   func progress(id: String, userID: String) async throws -> ProgressRecord?
   /// A page of the user's journal rows in date order, and how many match in all.
@@ -30,6 +33,10 @@ protocol BackendStore: Sendable {
 extension BackendStore {
   func prepare() async throws {}
   func close() async {}
+
+  func progressPageJSON(userID: String, type: String?, page: PageRequest) async throws -> [UInt8] {
+    JSONText.data(try await progressPage(userID: userID, type: type, page: page))
+  }
 }
 
 /// Which database `serve` keeps its rows in: a SQLite file (or memory) or PostgreSQL.
