@@ -278,17 +278,21 @@ struct ReportSQL {
     // exposure (cs), the last start (ms) and the last end (me). The first run is where
     // cs = 1; it ended at the second start or at the first end after the start; its screens
     // are those with cs = 1 and no end since the start (me < ms).
-    let kind =
-      "CASE x.ev WHEN 'flow_started' THEN 0 WHEN 'flow_completed' THEN 1 ELSE CASE WHEN x.rs = 'terminated' THEN 3 ELSE 2 END END"
+    // The kind of end as a number (sorted rows stay narrow): a new start, a completion,
+    // a cancellation by the person, by the host.
+    let kind = """
+      CASE WHEN f.ev = 'flow_started' THEN 0 WHEN f.ev = 'flow_completed' THEN 1 \
+      WHEN f.rs = 'terminated' THEN 3 ELSE 2 END
+      """
     let inRun = "x.scr AND x.cs = 1 AND (x.me IS NULL OR x.me < x.ms)"
     try await execute(
       """
       CREATE TEMP TABLE wf_reached AS
       SELECT x.u, \((reached + [
         "min(x.seq) FILTER (WHERE x.st) AS s",
-        "min(x.seq * 4 + \(kind)) FILTER (WHERE (x.st AND x.cs = 2) OR (x.en AND x.cs = 1)) AS ended",
+        "min(x.seq * 4 + x.k) FILTER (WHERE (x.st AND x.cs = 2) OR (x.en AND x.cs = 1)) AS ended",
         "count(*) FILTER (WHERE \(inRun)) AS n", "max(x.seq) FILTER (WHERE \(inRun)) AS last_screen",
-        "coalesce(bool_or(x.back AND x.seq <= x.last_exposure AND x.exposures > 1), false) AS several_runs",
+        "coalesce(bool_or(x.back AND x.again), false) AS several_runs",
       ]).joined(separator: ", "))
       FROM (
         SELECT y.*,
@@ -296,7 +300,8 @@ struct ReportSQL {
           max(y.seq) FILTER (WHERE y.en) OVER users AS me,
           y.t < lag(y.t) OVER users AS back
         FROM (
-          SELECT f.u, f.seq, f.ev, f.rs, w.exposures, w.last_exposure, \(Self.stamp("f")) AS t,
+          SELECT f.u, f.seq, (\(kind))::int2 AS k, \(Self.stamp("f")) AS t,
+            w.exposures > 1 AND f.seq <= w.last_exposure AS again,
             f.seq > w.f AND NOT coalesce(f.ev = 'experiment_viewed' AND f.ex = \(key), false) AS later,
             coalesce(\(start), false) AS st, coalesce(\(end), false) AS en, coalesce(\(screen), false) AS scr\(
               matched.isEmpty ? "" : ", " + matched.joined(separator: ", "))
@@ -330,14 +335,15 @@ struct ReportSQL {
     }
 
     // The flow's first run after exposure, from the pass above: its end (a new start:
-    // abandoned; none: open, which counts as abandoned), its screens and the last of them.
+    // abandoned; none: open, which counts as abandoned), its screens and the last of them
+    // (looked up by seq, one row each: a join here was planned as a second scan).
     try await execute(
       """
       CREATE TEMP TABLE wf_run AS
       SELECT r.u,
         CASE WHEN r.ended IS NULL THEN 'abandoned' ELSE (ARRAY['abandoned', 'completed', 'cancelled', 'terminated'])[r.ended % 4 + 1] END AS state,
-        r.n, f.sc AS last
-      FROM wf_reached r LEFT JOIN event_facts f ON f.seq = r.last_screen
+        r.n, (SELECT f.sc FROM event_facts f WHERE f.seq = r.last_screen) AS last
+      FROM wf_reached r
       WHERE r.s IS NOT NULL
       """, "CREATE UNIQUE INDEX ON wf_run (u)", on: connection)
 
