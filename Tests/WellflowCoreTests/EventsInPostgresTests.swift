@@ -342,6 +342,92 @@ enum PostgresForTests {
     #expect(decoded.variations.map { $0.metrics[0].conversions }.reduce(0, +) == 6)
   }
 
+  /// The first run and the several-runs warning come from one ordered pass over each user's
+  /// events: ends before the first start, screens after an end or of another flow, a second
+  /// start after an end, a screen without a name, and stamps going back before, at and after
+  /// the last exposure count as the file counts them.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func firstRunsAndRestartsInEveryOrderCountAsInTheFile() async throws {
+    let workspace = Workspace()
+    var lines: [String] = []
+    func add(_ user: String, _ time: String, _ event: String, _ more: String = "") {
+      lines.append(#"{"ts":"2026-01-05T\#(time)Z","user":"\#(user)","event":"\#(event)"\#(more)}"#)
+    }
+    func expose(_ user: String, _ time: String, _ variation: String) {
+      add(
+        user, time, "experiment_viewed",
+        #","flow":"checkin","experiment":"checkin-length","variation":"\#(variation)""#)
+    }
+    let checkin = #","flow":"checkin""#
+    func screen(_ name: String, flow: String = "checkin") -> String {
+      #","flow":"\#(flow)","screen":"checkin.\#(name)""#
+    }
+    // a: an end and a screen before the first start; cancelled after two screens.
+    expose("a", "08:00:00", "full")
+    add("a", "08:00:01", "flow_completed", checkin)
+    add("a", "08:00:02", "screen_viewed", screen("pet"))
+    add("a", "08:00:03", "flow_started", checkin)
+    add("a", "08:00:04", "screen_viewed", screen("sensing"))
+    add("a", "08:00:05", "screen_viewed", screen("naming"))
+    add("a", "08:00:06", "flow_cancelled", #","flow":"checkin","reason":"user""#)
+    add("a", "08:00:07", "screen_viewed", screen("acting"))
+    add("a", "08:00:08", "flow_started", checkin)
+    // b: completed after one screen, then a second run that does not count.
+    expose("b", "08:01:00", "quick")
+    add("b", "08:01:01", "flow_started", checkin)
+    add("b", "08:01:02", "screen_viewed", screen("sensing"))
+    add("b", "08:01:03", "flow_completed", checkin)
+    add("b", "08:01:04", "flow_started", checkin)
+    add("b", "08:01:05", "screen_viewed", screen("acting"))
+    add("b", "08:01:06", "flow_completed", checkin)
+    // c: started again before an end (abandoned at its first screen).
+    expose("c", "08:02:00", "full")
+    add("c", "08:02:01", "flow_started", checkin)
+    add("c", "08:02:02", "screen_viewed", screen("shaping"))
+    add("c", "08:02:03", "screen_viewed", #","flow":"checkin""#)
+    add("c", "08:02:04", "flow_started", checkin)
+    add("c", "08:02:05", "flow_completed", checkin)
+    // d: another flow's start, screens and end around a run left open.
+    expose("d", "08:03:00", "quick")
+    add("d", "08:03:01", "flow_started", #","flow":"onboarding""#)
+    add("d", "08:03:02", "flow_started", checkin)
+    add("d", "08:03:03", "screen_viewed", screen("pet", flow: "onboarding"))
+    add("d", "08:03:04", "screen_viewed", screen("evaluating"))
+    add("d", "08:03:05", "flow_completed", #","flow":"onboarding""#)
+    // e: terminated; its stamps go back only after its last exposure (one run).
+    expose("e", "08:04:00", "full")
+    add("e", "08:04:01", "flow_started", checkin)
+    add("e", "08:04:02", "flow_cancelled", #","flow":"checkin","reason":"terminated""#)
+    expose("e", "08:04:03", "full")
+    add("e", "08:00:00", "app_opened")
+    // f: stamps going back through another event between two exposures (two runs).
+    expose("f", "08:05:00", "quick")
+    add("f", "08:05:01", "app_opened")
+    add("f", "08:04:59", "app_opened")
+    add("f", "08:05:02", "flow_started", checkin)
+    expose("f", "08:05:03", "quick")
+    // g: back in time at its second exposure itself (two runs).
+    expose("g", "08:06:00", "full")
+    add("g", "08:06:01", "flow_started", checkin)
+    expose("g", "08:05:59", "full")
+    add("g", "08:06:02", "flow_completed", checkin)
+    let file = workspace.write("events.ndjson", lines.joined(separator: "\n") + "\n")
+    let database = try await Self.database(with: file)
+    await expectSameReports(file, database, experiments: Self.experiments)
+    let decoded = try JSONDecoder().decode(
+      ExperimentReport.self,
+      from: Data(await report("\(database)", experiments: Self.experiments).outText.utf8))
+    #expect(decoded.usersInSeveralRuns == 2)
+    let full = try #require(decoded.variations.first { $0.variation == "full" })
+    #expect(
+      [full.started, full.completed, full.cancelled, full.terminated, full.abandoned] == [4, 1, 1, 1, 1]
+        as [Int])
+    let quick = try #require(decoded.variations.first { $0.variation == "quick" })
+    #expect([quick.started, quick.completed, quick.abandoned] == [3, 1, 2] as [Int])
+    #expect(quick.topExitScreen?.screen == "checkin.evaluating")
+    #expect(quick.medianStepsToComplete == 1)
+  }
+
   /// Names from the experiment file go into the SQL quoted: a quote or a backslash in an
   /// experiment, an event or a field is that character, from the file and from the table.
   @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))

@@ -234,31 +234,82 @@ struct ReportSQL {
       FROM wf_exposure WINDOW users AS (PARTITION BY u)
       ORDER BY u, seq
       """, "CREATE UNIQUE INDEX ON wf_user (u)", "ANALYZE wf_user", on: connection)
-    let severalRuns = try await usersInSeveralRuns(connection)
-
-    // Per user, over every later event but this experiment's exposures (what the builder's
-    // `update` sees), in one pass: metrics reached and the start of the flow's first run.
+    // Per user, in ONE pass over the facts from the first exposure on, in event order (a
+    // sort by user and seq): what the builder's `update` sees of every later event but this
+    // experiment's exposures (the metrics reached, the flow's first run), and whether the
+    // stamps went back before a later exposure (`severalRuns`). Only the events one of
+    // these can use are sorted.
     func later(joining events: Bool = false) -> String {
       """
       FROM event_facts f JOIN wf_user w ON w.u = f.u\(events ? " JOIN events e ON e.seq = f.seq" : "")
       WHERE f.seq > w.f AND NOT coalesce(f.ev = 'experiment_viewed' AND f.ex = \(key), false)
       """
     }
-    var perUser: [String] = []
+    let flowName = Self.literal(flow)
+    // The run's events: its starts, ends and screens (a screen without a name is none).
+    let start = "f.ev = 'flow_started' AND f.fl = \(flowName)"
+    let end = "f.ev IN ('flow_completed', 'flow_cancelled') AND f.fl = \(flowName)"
+    let screen = "f.ev = 'screen_viewed' AND f.fl = \(flowName) AND f.sc IS NOT NULL"
+    var reached: [String] = []
+    var needed = [
+      "w.exposures > 1 AND f.seq <= w.last_exposure",
+      "f.fl = \(flowName) AND f.ev IN "
+        + "('flow_started', 'flow_completed', 'flow_cancelled', 'screen_viewed')",
+    ]
     for (index, metric) in metrics.enumerated() {
       switch metric.kind {
       case .event:
-        perUser.append(
-          "coalesce(bool_or(\(Self.matches(metric, event: "f.ev", flow: "f.fl", screen: "f.sc"))), false) AS r\(index)"
-        )
+        let matching = Self.matches(metric, event: "f.ev", flow: "f.fl", screen: "f.sc")
+        needed.append(matching)
+        reached.append("coalesce(bool_or(x.later AND x.m\(index)), false) AS r\(index)")
       case .returnedNextDay:
-        perUser.append("coalesce(bool_or(\(Self.day("f")) = w.day + 1), false) AS r\(index)")
+        needed.append("\(Self.day("f")) = w.day + 1")
+        reached.append("coalesce(bool_or(x.later AND x.m\(index)), false) AS r\(index)")
       }
     }
-    perUser.append("min(f.seq) FILTER (WHERE f.ev = 'flow_started' AND f.fl = \(Self.literal(flow))) AS s")
+    let matched = metrics.indices.map { index in
+      switch metrics[index].kind {
+      case .event:
+        return "\(Self.matches(metrics[index], event: "f.ev", flow: "f.fl", screen: "f.sc")) AS m\(index)"
+      case .returnedNextDay: return "\(Self.day("f")) = w.day + 1 AS m\(index)"
+      }
+    }
+    // Over the user's events so far (a window in seq order): the starts of the flow after
+    // exposure (cs), the last start (ms) and the last end (me). The first run is where
+    // cs = 1; it ended at the second start or at the first end after the start; its screens
+    // are those with cs = 1 and no end since the start (me < ms).
+    // The kind of end as a number (sorted rows stay narrow): a new start, a completion,
+    // a cancellation by the person, by the host.
+    let kind = """
+      CASE WHEN f.ev = 'flow_started' THEN 0 WHEN f.ev = 'flow_completed' THEN 1 \
+      WHEN f.rs = 'terminated' THEN 3 ELSE 2 END
+      """
+    let inRun = "x.scr AND x.cs = 1 AND (x.me IS NULL OR x.me < x.ms)"
     try await execute(
-      "CREATE TEMP TABLE wf_reached AS SELECT w.u, \(perUser.joined(separator: ", ")) \(later()) GROUP BY w.u",
-      "CREATE UNIQUE INDEX ON wf_reached (u)", "ANALYZE wf_reached", on: connection)
+      """
+      CREATE TEMP TABLE wf_reached AS
+      SELECT x.u, \((reached + [
+        "min(x.seq) FILTER (WHERE x.st) AS s",
+        "min(x.seq * 4 + x.k) FILTER (WHERE (x.st AND x.cs = 2) OR (x.en AND x.cs = 1)) AS ended",
+        "count(*) FILTER (WHERE \(inRun)) AS n", "max(x.seq) FILTER (WHERE \(inRun)) AS last_screen",
+        "coalesce(bool_or(x.back AND x.again), false) AS several_runs",
+      ]).joined(separator: ", "))
+      FROM (
+        SELECT y.*,
+          count(*) FILTER (WHERE y.st) OVER users AS cs, max(y.seq) FILTER (WHERE y.st) OVER users AS ms,
+          max(y.seq) FILTER (WHERE y.en) OVER users AS me,
+          y.t < lag(y.t) OVER users AS back
+        FROM (
+          SELECT f.u, f.seq, (\(kind))::int2 AS k, \(Self.stamp("f")) AS t,
+            w.exposures > 1 AND f.seq <= w.last_exposure AS again,
+            f.seq > w.f AND NOT coalesce(f.ev = 'experiment_viewed' AND f.ex = \(key), false) AS later,
+            coalesce(\(start), false) AS st, coalesce(\(end), false) AS en, coalesce(\(screen), false) AS scr\(
+              matched.isEmpty ? "" : ", " + matched.joined(separator: ", "))
+          FROM event_facts f JOIN wf_user w ON w.u = f.u
+          WHERE f.seq >= w.f AND (\(needed.map { "coalesce(\($0), false)" }.joined(separator: " OR ")))) y
+        WINDOW users AS (PARTITION BY y.u ORDER BY y.seq)) x
+      GROUP BY x.u
+      """, "CREATE UNIQUE INDEX ON wf_reached (u)", "ANALYZE wf_reached", on: connection)
 
     // Mean metrics' sums per user, from the events their metrics name (a user's values in
     // event order).
@@ -283,28 +334,16 @@ struct ReportSQL {
         """, "CREATE UNIQUE INDEX ON wf_values (u)", on: connection)
     }
 
-    // The flow's first run after exposure: it ends at the first start, completion or
-    // cancellation after its start (a new start: abandoned); its screens are those before.
+    // The flow's first run after exposure, from the pass above: its end (a new start:
+    // abandoned; none: open, which counts as abandoned), its screens and the last of them
+    // (looked up by seq, one row each: a join here was planned as a second scan).
     try await execute(
       """
       CREATE TEMP TABLE wf_run AS
-      WITH steps AS (
-        SELECT f.u, f.seq, f.ev, f.sc, f.rs FROM event_facts f JOIN wf_reached r USING (u)
-        WHERE f.fl = \(Self.literal(flow)) AND f.seq > r.s
-          AND f.ev IN ('flow_started', 'screen_viewed', 'flow_completed', 'flow_cancelled')),
-      ends AS (
-        SELECT DISTINCT ON (u) u, seq AS e, ev, rs FROM steps WHERE ev <> 'screen_viewed' ORDER BY u, seq),
-      screens AS (
-        SELECT steps.u, count(*) AS n, (array_agg(steps.sc ORDER BY steps.seq DESC))[1] AS last
-        FROM steps LEFT JOIN ends USING (u)
-        WHERE steps.ev = 'screen_viewed' AND steps.sc IS NOT NULL AND (ends.e IS NULL OR steps.seq < ends.e)
-        GROUP BY steps.u)
       SELECT r.u,
-        CASE WHEN ends.ev IS NULL THEN 'abandoned' WHEN ends.ev = 'flow_started' THEN 'abandoned'
-          WHEN ends.ev = 'flow_completed' THEN 'completed'
-          WHEN ends.rs = 'terminated' THEN 'terminated' ELSE 'cancelled' END AS state,
-        coalesce(screens.n, 0) AS n, screens.last
-      FROM wf_reached r LEFT JOIN ends USING (u) LEFT JOIN screens USING (u)
+        CASE WHEN r.ended IS NULL THEN 'abandoned' ELSE (ARRAY['abandoned', 'completed', 'cancelled', 'terminated'])[r.ended % 4 + 1] END AS state,
+        r.n, (SELECT f.sc FROM event_facts f WHERE f.seq = r.last_screen) AS last
+      FROM wf_reached r
       WHERE r.s IS NOT NULL
       """, "CREATE UNIQUE INDEX ON wf_run (u)", on: connection)
 
@@ -341,7 +380,7 @@ struct ReportSQL {
       "count(*) FILTER (WHERE run.state = 'cancelled')", "count(*) FILTER (WHERE run.state = 'terminated')",
       "count(*) FILTER (WHERE run.state = 'abandoned')",
       "count(*) FILTER (WHERE w.several_variations)",
-      "count(*) FILTER (WHERE c.u IS NOT NULL)",
+      "count(*) FILTER (WHERE c.u IS NOT NULL)", "count(*) FILTER (WHERE coalesce(r.several_runs, false))",
     ]
     var doubles = [
       sums(
@@ -389,6 +428,7 @@ struct ReportSQL {
     var gathered: [VariationTotals] = []
     var severalVariations = 0
     var usersWithCovariate = 0
+    var severalRuns = 0
     for name in listed {
       var variation = VariationTotals(name: name, metricCount: metrics.count)
       if let row = totals[name] {
@@ -400,6 +440,7 @@ struct ReportSQL {
         variation.abandoned = c[4]
         severalVariations += c[5]
         usersWithCovariate += c[6]
+        severalRuns += c[7]
         func metricSums(_ group: Int) -> MetricSums {
           let s = row.sums[(group * 6)..<(group * 6 + 6)].map { $0 }
           return MetricSums(
@@ -408,7 +449,7 @@ struct ReportSQL {
         }
         variation.completion = metricSums(0)
         for index in metrics.indices {
-          variation.conversions[index] = c[7 + index]
+          variation.conversions[index] = c[8 + index]
           variation.metrics[index] = metricSums(1 + index)
         }
         variation.completedSteps = steps[name] ?? []
@@ -447,37 +488,6 @@ struct ReportSQL {
     }.map(\.element.name)
     if seen.contains(where: \.unnamed), !listed.contains("") { listed.append("") }
     return listed
-  }
-
-  /// Users exposed again after their events started over in time (a stamp before the one
-  /// before it, from the first exposure on): the builder's `severalRuns`, which only a
-  /// user with two exposures can have.
-  private func usersInSeveralRuns(_ connection: PostgresConnection) async throws -> Int {
-    var again = 0
-    for try await count in try await rows(
-      "SELECT count(*) FROM wf_user WHERE exposures > 1", on: connection
-    ).decode(Int.self) {
-      again = count
-    }
-    guard again > 0 else { return 0 }
-    var several = 0
-    for try await count in try await rows(
-      """
-      SELECT count(*) FROM (
-        SELECT u, min(seq) FILTER (WHERE back) AS first_back, max(last_exposure) AS last_exposure FROM (
-          SELECT u, seq, last_exposure, t < lag(t) OVER (PARTITION BY u ORDER BY seq) AS back
-          FROM (
-            SELECT w.u, f.seq, w.last_exposure, \(Self.stamp("f")) AS t
-            FROM event_facts f JOIN wf_user w ON w.u = f.u
-            -- A stamp going back after the last exposure changes nothing.
-            WHERE w.exposures > 1 AND f.seq >= w.f AND f.seq <= w.last_exposure) pairs) stamps
-        GROUP BY u) users
-      WHERE first_back <= last_exposure
-      """, on: connection
-    ).decode(Int.self) {
-      several = count
-    }
-    return several
   }
 
   /// The first event, in table order, whose mean metric's field or covariate's field is
