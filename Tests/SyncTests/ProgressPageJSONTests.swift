@@ -99,16 +99,16 @@ import Testing
       return String(text[try #require(text.range(of: #""total":"#)).upperBound...].dropLast(2))
     }
     #expect(try await total() == "1")
-    _ = try await store.write { transaction in
-      try transaction.insertProgress(
-        id: "row-new", userID: "bob",
-        ProgressInput(
-          type: "mood_score", quantity: 4, loggedAt: "2026-03-02", date: "2026-03-02", notes: nil,
-          entryID: nil))
-    }
+    let input = ProgressInput(
+      type: "mood_score", quantity: 4, loggedAt: "2026-03-02", date: "2026-03-02", notes: nil, entryID: nil)
+    let created = try await store.perform(
+      [Write(key: nil, fingerprint: Data(), action: .success(.createProgress(input)))], userID: "bob")
+    let answer = try JSONSerialization.jsonObject(with: try #require(created.first).body) as? [String: Any]
+    let id = try #require((answer?["data"] as? [String: Any])?["id"] as? String)
     #expect(try await total() == "2")
     await store.close()
-    _ = try await store.write { transaction in try transaction.deleteProgress(id: "row-new", userID: "bob") }
+    _ = try await store.perform(
+      [Write(key: nil, fingerprint: Data(), action: .success(.deleteProgress(id: id)))], userID: "bob")
     #expect(try await total() == "1")
   }
 
