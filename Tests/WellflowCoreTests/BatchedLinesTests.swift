@@ -78,18 +78,7 @@ import WellflowCore
     defer { if process.isRunning { process.terminate() } }
     let lines = Locked<[String]>([])
     let ended = Locked(false)
-    let handle = pipe.fileHandleForReading
-    Thread {
-      defer { ended.withLock { $0 = true } }
-      var pending = Data()
-      while case let data = handle.availableData, !data.isEmpty {
-        pending.append(data)
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-          lines.withLock { $0.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)) }
-          pending.removeSubrange(pending.startIndex...newline)
-        }
-      }
-    }.start()
+    PreviewProcess.readLines(from: pipe.fileHandleForReading, into: lines) { ended.withLock { $0 = true } }
     func line(_ matches: @escaping (String) -> Bool) async -> String? {
       // A bound on a hang, not a speed.
       let deadline = ContinuousClock.now + .seconds(600)

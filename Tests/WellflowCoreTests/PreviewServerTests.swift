@@ -455,10 +455,16 @@ final class PreviewProcess: @unchecked Sendable {
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()
-    // A thread of its own reads the output to its end.
-    let lines = self.lines
-    let handle = pipe.fileHandleForReading
+    Self.readLines(from: pipe.fileHandleForReading, into: lines)
+  }
+
+  /// Reads `handle` to its end on a thread of its own, a line at a time into `lines`;
+  /// `ended` runs once the output has ended.
+  static func readLines(
+    from handle: FileHandle, into lines: Locked<[String]>, ended: @escaping @Sendable () -> Void = {}
+  ) {
     Thread {
+      defer { ended() }
       var pending = Data()
       while case let data = handle.availableData, !data.isEmpty {
         pending.append(data)

@@ -203,14 +203,7 @@ final class SQLiteBackendStore: BackendStore {
       }
       totalArguments = arguments
       let bounded = page.from != nil || page.to != nil
-      if let from = page.from {
-        conditions.append("date >= ?")
-        arguments.append(from)
-      }
-      if let to = page.to {
-        conditions.append("date <= ?")
-        arguments.append(to)
-      }
+      SQLiteBackendStore.addDateBounds(page, to: &conditions, &arguments) { $0 }
       let whereClause = conditions.joined(separator: " AND ")
       rowArguments = arguments
       // Without date bounds the kept totals answer; with them the rows are counted.
@@ -243,7 +236,7 @@ final class SQLiteBackendStore: BackendStore {
   func journalPage(userID: String, page: PageRequest) async throws -> Page<JournalRecord> {
     var conditions = ["user_id = ?"]
     var arguments: [(any DatabaseValueConvertible)?] = [userID]
-    Self.addDateBounds(page, to: &conditions, &arguments)
+    Self.addDateBounds(page, to: &conditions, &arguments) { $0 }
     let whereClause = conditions.joined(separator: " AND ")
     let frozen = StatementArguments(arguments)
     return try read { db in
@@ -306,16 +299,18 @@ final class SQLiteBackendStore: BackendStore {
       entryID: row[6])
   }
 
-  private static func addDateBounds(
-    _ page: PageRequest, to conditions: inout [String], _ arguments: inout [(any DatabaseValueConvertible)?]
+  /// The page's first and last days as conditions on `date`, each day an argument.
+  private static func addDateBounds<Argument>(
+    _ page: PageRequest, to conditions: inout [String], _ arguments: inout [Argument],
+    _ argument: (String) -> Argument
   ) {
     if let from = page.from {
       conditions.append("date >= ?")
-      arguments.append(from)
+      arguments.append(argument(from))
     }
     if let to = page.to {
       conditions.append("date <= ?")
-      arguments.append(to)
+      arguments.append(argument(to))
     }
   }
 
