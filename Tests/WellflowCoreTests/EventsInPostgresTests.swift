@@ -180,7 +180,7 @@ enum PostgresForTests {
     let workspace = Workspace()
     var lines: [String] = []
     func add(_ user: String, _ time: String, _ event: String, _ more: String = "") {
-      lines.append(#"{"ts":"2026-01-05T\#(time)Z","user":"\#(user)","event":"\#(event)"\#(more)}"#)
+      lines.append(eventLine(user, time, event, more))
     }
     func expose(
       _ user: String, _ time: String, _ variation: String?, id: String? = nil, flow: String = "checkin"
@@ -351,7 +351,7 @@ enum PostgresForTests {
     let workspace = Workspace()
     var lines: [String] = []
     func add(_ user: String, _ time: String, _ event: String, _ more: String = "") {
-      lines.append(#"{"ts":"2026-01-05T\#(time)Z","user":"\#(user)","event":"\#(event)"\#(more)}"#)
+      lines.append(eventLine(user, time, event, more))
     }
     func expose(_ user: String, _ time: String, _ variation: String) {
       add(
@@ -746,4 +746,10 @@ enum PostgresForTests {
     )
     #expect(!text.contains("s3cret"))
   }
+}
+
+/// One event of 2026-01-05 as an events file holds it; `more` is the rest of its members,
+/// each led by a comma.
+private func eventLine(_ user: String, _ time: String, _ event: String, _ more: String) -> String {
+  #"{"ts":"2026-01-05T\#(time)Z","user":"\#(user)","event":"\#(event)"\#(more)}"#
 }
