@@ -156,6 +156,24 @@ import Yams
         + #""secondary_curriculum_id":null,"strategy_id":9}}"#)
   }
 
+  /// Numbers written in place are the text `number(_:)` makes, at the edges of `Int` too.
+  @Test(arguments: [
+    0, -0.0, 1, -1, 7, 10, 99, 100, -1_000, 123_456_789, 7.5, -0.25, 1e300, -1e-300,
+    Double(Int.max), Double(Int.min), 9_007_199_254_740_993, .infinity, -.infinity, .nan,
+  ])
+  func aNumberWrittenInPlaceIsItsText(_ value: Double) {
+    var bytes: [UInt8] = []
+    JSONText.appendNumber(value, to: &bytes)
+    #expect(String(decoding: bytes, as: UTF8.self) == JSONText.number(value))
+  }
+
+  @Test(arguments: [0, 1, -1, 9, 10, -10, 4_096, Int.max, Int.min, Int.min + 1])
+  func anIntegerWrittenInPlaceIsItsText(_ value: Int) {
+    var bytes = Array("x".utf8)
+    JSONText.appendInteger(value, to: &bytes)
+    #expect(String(decoding: bytes, as: UTF8.self) == "x" + String(value))
+  }
+
   @Test func aBatchAnswerCarriesEachItemsAnswerBesideItsStatus() throws {
     let bytes = BatchAnswer.encode([
       (

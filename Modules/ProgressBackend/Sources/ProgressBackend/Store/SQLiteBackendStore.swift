@@ -168,12 +168,13 @@ final class SQLiteBackendStore: BackendStore {
         {
           bytes in
           try reader.withStatement(query.rowsSQL, arguments) { rows in
+            let writer = ProgressRecord.JSONWriter()
             var first = true
             while try rows.next() {
               if !first { bytes.append(UInt8(ascii: ",")) }
               first = false
               // The columns of `progressColumns`, as `progressRecord` reads them.
-              ProgressRecord.appendJSON(
+              writer.append(
                 id: rows.text(0) ?? .empty, type: rows.text(1) ?? .empty, quantity: rows.double(2),
                 date: rows.text(3) ?? .empty, notes: rows.text(4), loggedAt: rows.text(5),
                 entryID: rows.text(6),

@@ -165,11 +165,10 @@ struct SQLiteRows {
 
   func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
 
-  /// The column's text in place, up to its first NUL as GRDB reads a `String`; nil for NULL.
+  /// The column's text in place, up to its first NUL as GRDB reads a `String`; nil for NULL
+  /// (SQLite gives no text for NULL and an empty one for `''`).
   func text(_ column: Int32) -> ColumnText? {
-    guard sqlite3_column_type(statement, column) != SQLITE_NULL,
-      let text = sqlite3_column_text(statement, column)
-    else { return nil }
+    guard let text = sqlite3_column_text(statement, column) else { return nil }
     let length = strlen(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self))
     return ColumnText(bytes: UnsafeBufferPointer(start: text, count: length))
   }
