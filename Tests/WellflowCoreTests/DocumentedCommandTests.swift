@@ -39,21 +39,110 @@ struct DocumentedCommandTests {
 
   @Test func theDocumentationCommandsRunFromTheRepositoryRoot() throws {
     var total = 0
-    for page in Self.pages {
-      let url = Self.root.appendingPathComponent(page)
-      let files =
+    for file in try Self.documentationFiles() where file.lastPathComponent != "README.md" {
+      let commands = DocumentedCommands.readme(try String(contentsOf: file, encoding: .utf8))
+      total += commands.count
+      try DocumentedCommands.check(commands, source: file.lastPathComponent)
+    }
+    #expect(total >= 20, "the articles show the commands the README used to")
+  }
+
+  /// The YAML the README and the DocC articles show is code that runs. A whole script
+  /// (`name:` and `steps:`) runs and passes with the built `wellflow`, beside a copy of the
+  /// example scripts' `common/` folder (where its `run:` finds sub-scripts). Any other block
+  /// is an excerpt: either its lines, comments aside, are consecutive lines of an example
+  /// script or experiment file (which CI runs), or it loads as part of a script — a list of
+  /// steps as its steps, anything else as its header — so every command, id and option
+  /// value in it passes the checks a script gets before it runs (exit 2 is a problem
+  /// found; an excerpt may fail when run, having left out the steps before it).
+  @Test func theDocumentedYAMLRunsOrIsAnExamplesExcerpt() throws {
+    let binary = try PreviewProcess.executable()
+    let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "wellflow-yaml-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: work) }
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    let scripts = Self.root.appendingPathComponent("Apps/Wellflow/Scripts")
+    try FileManager.default.copyItem(
+      at: scripts.appendingPathComponent("common"), to: work.appendingPathComponent("common"))
+    let examples = try Self.exampleFiles().map { try Self.codeLines(String(contentsOf: $0, encoding: .utf8)) }
+    var scriptsRun = 0
+    var excerpts = 0
+    for file in try Self.documentationFiles() {
+      let name = file.lastPathComponent
+      for (line, block) in DocumentedCommands.yamlBlocks(try String(contentsOf: file, encoding: .utf8)) {
+        let lines = block.components(separatedBy: "\n")
+        if lines.contains(where: { $0.hasPrefix("steps:") })
+          && lines.contains(where: { $0.hasPrefix("name:") })
+        {
+          let script = work.appendingPathComponent("\(name)-\(line).yaml")
+          try block.write(to: script, atomically: true, encoding: .utf8)
+          let result = try DocumentedCommands.bash(
+            "\"$WELLFLOW\" run \(script.lastPathComponent)", binary: binary, in: work)
+          #expect(
+            result.status == 0, "\(name):\(line): the script exited \(result.status):\n\(result.output)")
+          scriptsRun += 1
+        } else if examples.contains(where: { Self.contains($0, Self.codeLines(block)) }) {
+          excerpts += 1
+        } else {
+          let first = lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+          let indent = String(first.prefix { $0 == " " })
+          let script = work.appendingPathComponent("\(name)-\(line).yaml")
+          let text =
+            first.trimmingCharacters(in: .whitespaces).hasPrefix("- ")
+            ? "name: an excerpt\nsteps:\n\(indent)- launch\n" + block
+            : "name: an excerpt\n" + block + "steps:\n  - launch\n"
+          try text.write(to: script, atomically: true, encoding: .utf8)
+          let result = try DocumentedCommands.bash(
+            "\"$WELLFLOW\" run \(script.lastPathComponent)", binary: binary, in: work)
+          #expect(
+            result.status != 2,
+            "\(name):\(line): neither lines of an example file nor steps or a header that load:\n\(result.output)"
+          )
+          excerpts += 1
+        }
+      }
+    }
+    #expect(scriptsRun >= 2 && excerpts >= 3, "\(scriptsRun) scripts, \(excerpts) excerpts")
+  }
+
+  /// The README and every page of `pages`.
+  static func documentationFiles() throws -> [URL] {
+    var files = [root.appendingPathComponent("README.md")]
+    for page in pages {
+      let url = root.appendingPathComponent(page)
+      files +=
         page.hasSuffix(".md")
         ? [url]
         : try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".md") }
           .sorted()
           .map { url.appendingPathComponent($0) }
-      for file in files {
-        let commands = DocumentedCommands.readme(try String(contentsOf: file, encoding: .utf8))
-        total += commands.count
-        try DocumentedCommands.check(commands, source: file.lastPathComponent)
-      }
     }
-    #expect(total >= 20, "the articles show the commands the README used to")
+    return files
+  }
+
+  /// Every example script (subfolders too) and experiment file.
+  static func exampleFiles() throws -> [URL] {
+    try ["Apps/Wellflow/Scripts", "Apps/Wellflow/Experiments"].flatMap { folder in
+      let url = root.appendingPathComponent(folder)
+      let paths = try FileManager.default.subpathsOfDirectory(atPath: url.path)
+      return paths.filter { $0.hasSuffix(".yaml") }.map { url.appendingPathComponent($0) }
+    }
+  }
+
+  /// A YAML text's lines without comments, spacing or blank lines.
+  static func codeLines(_ text: String) -> [String] {
+    text.components(separatedBy: "\n").compactMap { line in
+      var code = line.hasPrefix("#") ? "" : line
+      if let comment = code.range(of: " #") { code = String(code[..<comment.lowerBound]) }
+      code = code.trimmingCharacters(in: .whitespaces)
+      return code.isEmpty ? nil : code
+    }
+  }
+
+  /// Whether `part` is a run of consecutive lines of `whole`.
+  static func contains(_ whole: [String], _ part: [String]) -> Bool {
+    guard !part.isEmpty, part.count <= whole.count else { return false }
+    return (0...(whole.count - part.count)).contains { Array(whole[$0..<($0 + part.count)]) == part }
   }
 
   /// The command line's sources, one file per command: the root command's first, then the
@@ -160,6 +249,25 @@ enum DocumentedCommands {
       }
     }
     return commands
+  }
+
+  /// The `yaml` code blocks of a Markdown text, each with the line its text starts on.
+  static func yamlBlocks(_ text: String) -> [(line: Int, text: String)] {
+    var blocks: [(line: Int, text: String)] = []
+    var current: (line: Int, lines: [String])?
+    for (index, line) in text.components(separatedBy: "\n").enumerated() {
+      if let block = current {
+        if line.hasPrefix("```") {
+          blocks.append((block.line, block.lines.joined(separator: "\n") + "\n"))
+          current = nil
+        } else {
+          current?.lines.append(line)
+        }
+      } else if line == "```yaml" {
+        current = (index + 2, [])
+      }
+    }
+    return blocks
   }
 
   /// The example lines of the commands' help (`discussion:` texts of the commands' files):
