@@ -2,8 +2,11 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-struct Plan: ParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The command is its configuration: every option is declared once, in WellflowCore.
+typealias Plan = PlanConfiguration
+
+extension Plan: ParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "plan",
     abstract:
       "Print how many users each variation of an experiment needs (and, given a daily count, the days).",
@@ -18,40 +21,8 @@ struct Plan: ParsableCommand {
         wellflow plan --baseline 0.1 --mde 0.02 --users-per-day 500
       """)
 
-  @Option(help: ArgumentHelp("The control's rate, above 0 and below 1 (0.1 for 10%).", valueName: "P"))
-  var baseline: Double
-
-  @Option(
-    help: ArgumentHelp("The absolute difference to detect, above 0 (0.02 for 2 points).", valueName: "D"))
-  var mde: Double
-
-  @Option(help: "The two-sided significance level.")
-  var alpha = 0.05
-
-  @Option(help: "The chance of finding a difference of --mde when there is one.")
-  var power = 0.8
-
-  @Option(help: ArgumentHelp("Variations, the control included.", valueName: "K"))
-  var variations = 2
-
-  @Option(
-    name: .customLong("users-per-day"),
-    help: ArgumentHelp("Users exposed a day: also print the days.", valueName: "N"))
-  var usersPerDay: Int?
-
-  @Option(help: "Output format: text or json.")
-  var format: PlanConfiguration.Format = .text
-
-  func run() throws {
-    var configuration = PlanConfiguration(baseline: baseline, mde: mde)
-    configuration.alpha = alpha
-    configuration.power = power
-    configuration.variations = variations
-    configuration.usersPerDay = usersPerDay
-    configuration.format = format
-    let code = PlanCommand.execute(configuration)
+  public func run() throws {
+    let code = PlanCommand.execute(self)
     if code != 0 { throw ExitCode(code) }
   }
 }
-
-extension PlanConfiguration.Format: ExpressibleByArgument {}

@@ -2,8 +2,11 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-struct Report: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The command is its configuration: every option is declared once, in WellflowCore.
+typealias Report = ReportConfiguration
+
+extension Report: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "report",
     abstract: "Print an experiment's funnel per variation from an events file.",
     discussion: """
@@ -59,43 +62,9 @@ struct Report: AsyncParsableCommand {
         wellflow report e.ndjson --experiment onboarding-length --format json
       """)
 
-  @Argument(
-    help: ArgumentHelp(
-      "The NDJSON events file, or the PostgreSQL database of run --events (postgres://user@host:port/db).",
-      valueName: "EVENTS"))
-  var events: String
-
-  @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
-  var experiment: String
-
-  @Option(
-    help: "Output format: text (tables), json, csv or html (one self-contained page on standard output).")
-  var format: ReportConfiguration.Format = .text
-
-  @Option(
-    help: ArgumentHelp(
-      "The experiment file: variations in its order (control first), its weights and metrics.",
-      valueName: "FILE"))
-  var experiments: String?
-
-  @Option(
-    help: ArgumentHelp(
-      "Also write the funnels and completion intervals, drawn as SVG, to this HTML file.", valueName: "FILE"))
-  var html: String?
-
-  @Flag(help: "Always-valid intervals and p-values, for a report looked at while the experiment runs.")
-  var sequential = false
-
   @MainActor
-  func run() async throws {
-    var configuration = ReportConfiguration(eventsPath: events, experiment: experiment)
-    configuration.format = format
-    configuration.experimentsPath = experiments
-    configuration.htmlPath = html
-    configuration.sequential = sequential
-    let code = await ReportFromPostgres.execute(configuration)
+  public func run() async throws {
+    let code = await ReportFromPostgres.execute(self)
     if code != 0 { throw ExitCode(code) }
   }
 }
-
-extension ReportConfiguration.Format: ExpressibleByArgument {}

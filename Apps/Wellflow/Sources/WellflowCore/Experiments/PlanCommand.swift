@@ -1,24 +1,43 @@
+import ArgumentParser
 import Experiments
 import Foundation
 
 /// Everything `wellflow plan` takes.
-public struct PlanConfiguration: Sendable {
-  public enum Format: String, Sendable, CaseIterable { case text, json }
+/// Everything `wellflow plan` takes, declared once: the command line parses it.
+public struct PlanConfiguration: ParsableArguments, Sendable {
+  public enum Format: String, Sendable, CaseIterable, ExpressibleByArgument { case text, json }
 
   /// The control's rate, 0 < P < 1.
+  @Option(help: ArgumentHelp("The control's rate, above 0 and below 1 (0.1 for 10%).", valueName: "P"))
   public var baseline: Double
+
   /// The smallest absolute difference worth finding (0.02 for 2 points), > 0.
+  @Option(
+    help: ArgumentHelp("The absolute difference to detect, above 0 (0.02 for 2 points).", valueName: "D"))
   public var mde: Double
+
+  @Option(help: "The two-sided significance level.")
   public var alpha = 0.05
+
+  @Option(help: "The chance of finding a difference of --mde when there is one.")
   public var power = 0.8
+
   /// Variations, the control included; each other one is compared with the control.
+  @Option(help: ArgumentHelp("Variations, the control included.", valueName: "K"))
   public var variations = 2
+
+  @Option(
+    name: .customLong("users-per-day"),
+    help: ArgumentHelp("Users exposed a day: also print the days.", valueName: "N"))
   public var usersPerDay: Int?
+
+  @Option(help: "Output format: text or json.")
   public var format: Format = .text
 
+  public init() {}
+
   public init(baseline: Double, mde: Double) {
-    self.baseline = baseline
-    self.mde = mde
+    self = .parsed(["--baseline=\(baseline)", "--mde=\(mde)"])
   }
 }
 

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Experiments
 import FlowKit
 import Foundation
@@ -5,23 +6,46 @@ import WellflowReports
 import WellflowScript
 import YAMLTree
 
-/// Everything `wellflow report` takes.
-public struct ReportConfiguration: Sendable {
-  public enum Format: String, Sendable, CaseIterable { case text, json, csv, html }
+/// Everything `wellflow report` takes, declared once: the command line parses it.
+public struct ReportConfiguration: ParsableArguments, Sendable {
+  public enum Format: String, Sendable, CaseIterable, ExpressibleByArgument { case text, json, csv, html }
 
+  @Argument(
+    help: ArgumentHelp(
+      "The NDJSON events file, or the PostgreSQL database of run --events (postgres://user@host:port/db).",
+      valueName: "EVENTS"))
   public var eventsPath: String
+
+  @Option(help: ArgumentHelp("The experiment's key.", valueName: "KEY"))
   public var experiment: String
+
+  @Option(
+    help: "Output format: text (tables), json, csv or html (one self-contained page on standard output).")
   public var format: Format = .text
+
   /// Optional: the experiment file, for the variations' order (the first is the control).
+  @Option(
+    name: .customLong("experiments"),
+    help: ArgumentHelp(
+      "The experiment file: variations in its order (control first), its weights and metrics.",
+      valueName: "FILE"))
   public var experimentsPath: String?
+
   /// `--html FILE`: the funnels and intervals drawn as SVG in one page.
+  @Option(
+    name: .customLong("html"),
+    help: ArgumentHelp(
+      "Also write the funnels and completion intervals, drawn as SVG, to this HTML file.", valueName: "FILE"))
   public var htmlPath: String?
+
   /// `--sequential`: always-valid intervals and p-values, as `sequential: true` in the file.
+  @Flag(help: "Always-valid intervals and p-values, for a report looked at while the experiment runs.")
   public var sequential = false
 
+  public init() {}
+
   public init(eventsPath: String, experiment: String) {
-    self.eventsPath = eventsPath
-    self.experiment = experiment
+    self = .parsed(["--experiment=\(experiment)", "--", eventsPath])
   }
 }
 
