@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Every `wellflow …` command the README's code blocks and the `--help` examples show runs,
 /// with the built `wellflow` binary, from a folder laid out as the repository root (its
 /// top-level entries linked in, so files the commands write stay out of the repository),
@@ -10,15 +14,19 @@ import Testing
 /// argument's form at a fraction of the time. A pipe from wellflow into another program
 /// (`| dot -Tsvg`) keeps wellflow's part only.
 ///
-/// `serve` and `preview` run until interrupted, a `run --backend URL` needs that
-/// server and a `postgres://` URL a database: for those the arguments are checked only (`wellflow SUB --help` exits 0 and
-/// lists every `--option` the command uses), and a `$(wellflow token …)` inside is run.
+/// `serve` and `preview` run until interrupted: they are started on a free port (`--port 0`)
+/// and must print their address; a later `run --backend http://127.0.0.1:8080` of the same
+/// source talks to that `serve`; at the end each is stopped with SIGTERM and must exit 0. A
+/// `postgres://` URL becomes a database of the test's own when WELLFLOW_TEST_POSTGRES_URL
+/// names a server (CI's); without one, such a command's arguments are checked only (`wellflow
+/// SUB --help` exits 0 and lists every `--option` it uses), and a `$(wellflow token …)` inside
+/// is run.
 @Suite("Documented commands", .serialized)
 struct DocumentedCommandTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-  @Test func theReadmeCommandsRunFromTheRepositoryRoot() throws {
+  @Test func theReadmeCommandsRunFromTheRepositoryRoot() async throws {
     let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
     let commands = DocumentedCommands.readme(readme)
     #expect(commands.count >= 6, "\(commands)")
@@ -26,7 +34,7 @@ struct DocumentedCommandTests {
       commands.contains(
         "swift run wellflow run Apps/Wellflow/Scripts/experiment-checkin.yaml --experiments Apps/Wellflow/Experiments/checkin-length.yaml --users 1000 --events /tmp/e.ndjson"
       ), "continuation lines are joined")
-    try DocumentedCommands.check(commands, source: "README.md")
+    try await DocumentedCommands.check(commands, source: "README.md")
   }
 
   /// The pages the README links to: the DocC articles and the performance figures. Each
@@ -37,12 +45,12 @@ struct DocumentedCommandTests {
     "Modules/FlowKit/Sources/FlowKit/FlowKit.docc", "Tools/Bench/PERFORMANCE.md",
   ]
 
-  @Test func theDocumentationCommandsRunFromTheRepositoryRoot() throws {
+  @Test func theDocumentationCommandsRunFromTheRepositoryRoot() async throws {
     var total = 0
     for file in try Self.documentationFiles() where file.lastPathComponent != "README.md" {
       let commands = DocumentedCommands.readme(try String(contentsOf: file, encoding: .utf8))
       total += commands.count
-      try DocumentedCommands.check(commands, source: file.lastPathComponent)
+      try await DocumentedCommands.check(commands, source: file.lastPathComponent)
     }
     #expect(total >= 20, "the articles show the commands the README used to")
   }
@@ -167,13 +175,13 @@ struct DocumentedCommandTests {
       .joined(separator: "\n")
   }
 
-  @Test func theHelpExamplesRunFromTheRepositoryRoot() throws {
+  @Test func theHelpExamplesRunFromTheRepositoryRoot() async throws {
     let source = try Self.commandSources()
     let commands = DocumentedCommands.help(source)
     #expect(commands.count >= 20, "\(commands)")
     #expect(commands.contains("wellflow flows"), "notes after two spaces are left out")
     #expect(commands.contains("printf 'tap continue\\ntap continue\\n' | wellflow play onboarding"))
-    try DocumentedCommands.check(commands, source: "wellflow --help")
+    try await DocumentedCommands.check(commands, source: "wellflow --help")
   }
 
   /// `--help` wraps its text at 80 columns: an example line longer than that would be
@@ -325,13 +333,39 @@ enum DocumentedCommands {
   /// A Swift string literal's `\\` as the help prints it.
   static func unescaped(_ text: String) -> String { text.replacingOccurrences(of: "\\\\", with: "\\") }
 
-  /// Needs a server, or is one: checked for its arguments only.
+  /// Needs a server, or is one: not run as a command that ends.
   static func isArgumentsOnly(_ command: String) -> Bool {
+    isServer(command) || command.contains("--backend") || command.contains("postgres://")
+  }
+
+  /// `serve` or `preview`: runs until stopped.
+  static func isServer(_ command: String) -> Bool {
     let words = command.replacingOccurrences(of: "swift run wellflow ", with: "wellflow ")
       .components(separatedBy: " ")
     guard let index = words.firstIndex(of: "wellflow"), index + 1 < words.count else { return false }
-    return ["serve", "preview"].contains(words[index + 1]) || words.contains("--backend")
-      || words.contains { $0.hasPrefix("postgres://") }
+    return ["serve", "preview"].contains(words[index + 1])
+  }
+
+  /// A server command's arguments after `wellflow`, on a free port, without the `&`.
+  static func serverArguments(_ command: String) -> [String] {
+    var words = command.replacingOccurrences(of: "swift run wellflow ", with: "wellflow ")
+      .components(separatedBy: " ").filter { !$0.isEmpty && $0 != "&" }
+    words = Array(words.drop { $0 != "wellflow" }.dropFirst())
+    if let port = words.firstIndex(of: "--port"), port + 1 < words.count {
+      words[port + 1] = "0"
+    } else {
+      words += ["--port", "0"]
+    }
+    return words
+  }
+
+  /// The documented server's address: what a `--backend` names.
+  static let documentedBackend = "http://127.0.0.1:8080"
+
+  /// `postgres://…` URLs (up to a space) as `database`.
+  static func withDatabase(_ command: String, _ database: String) -> String {
+    command.components(separatedBy: " ").map { $0.hasPrefix("postgres://") ? database : $0 }
+      .joined(separator: " ")
   }
 
   /// The line for bash: the binary for `wellflow`, no pipe out of it into another program.
@@ -360,7 +394,7 @@ enum DocumentedCommands {
   }
 
   /// Runs the commands in order in one folder laid out as the repository root.
-  static func check(_ commands: [String], source: String) throws {
+  static func check(_ commands: [String], source: String) async throws {
     let binary = try PreviewProcess.executable()
     let work = FileManager.default.temporaryDirectory.appendingPathComponent(
       "wellflow-docs-\(UUID().uuidString)")
@@ -374,14 +408,40 @@ enum DocumentedCommands {
       try FileManager.default.createSymbolicLink(
         at: folder.appendingPathComponent(entry), withDestinationURL: root.appendingPathComponent(entry))
     }
+    var servers: [(command: String, process: PreviewProcess)] = []
+    var backend: String?
+    var database: String?
     for command in commands {
-      let local = fewerUsers(command.replacingOccurrences(of: "/tmp/", with: work.path + "/tmp/"))
-      if isArgumentsOnly(local) {
+      var local = fewerUsers(command.replacingOccurrences(of: "/tmp/", with: work.path + "/tmp/"))
+      // Without a server for it, a PostgreSQL URL's command is checked for its arguments.
+      let runnable = !local.contains("postgres://") || PostgresForTests.url != nil
+      if local.contains("postgres://"), runnable {
+        if database == nil { database = "\(try await PostgresForTests.freshDatabase())" }
+        local = withDatabase(local, database!)
+      }
+      if let backend { local = local.replacingOccurrences(of: documentedBackend, with: backend) }
+      if isServer(local), runnable {
+        let server = try PreviewProcess(serverArguments(local), in: folder)
+        servers.append((command, server))
+        let line = await server.waitForLine { $0.contains("http://127.0.0.1:") }
+        let url = line.flatMap { $0.components(separatedBy: " ").first { $0.hasPrefix("http://127.0.0.1:") } }
+        #expect(
+          url != nil, "\(source): `\(command)` printed no address:\n\(server.output.joined(separator: "\n"))")
+        if serverArguments(local).first == "serve", let url { backend = url }
+      } else if !runnable || local.contains(documentedBackend) {
         try checkArguments(local, binary: binary, in: folder, source: source)
       } else {
         let result = try bash(shell(local), binary: binary, in: folder)
         #expect(result.status == 0, "\(source): `\(command)` exited \(result.status):\n\(result.output)")
       }
+    }
+    for (command, server) in servers {
+      server.signal(SIGTERM)
+      let status = await server.waitForExit(deadline: .seconds(600))
+      if status == .stillRunning { server.kill() }
+      #expect(
+        status == .exited(0),
+        "\(source): `\(command)` stopped by SIGTERM: \(status)\n\(server.output.joined(separator: "\n"))")
     }
   }
 

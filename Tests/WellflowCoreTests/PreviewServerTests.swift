@@ -437,7 +437,8 @@ struct PreviewServerTests {
   }
 }
 
-/// `wellflow preview --port 0`, the executable built beside the tests, in a process of its own.
+/// `wellflow preview --port 0` (or other arguments), the executable built beside the tests,
+/// in a process of its own.
 final class PreviewProcess: @unchecked Sendable {
   enum Status: Equatable {
     case exited(Int32)
@@ -448,9 +449,11 @@ final class PreviewProcess: @unchecked Sendable {
   private let process = Process()
   private let lines = Locked<[String]>([])
 
-  init() throws {
+  /// `wellflow ARGUMENTS` in `folder` (the current one if nil).
+  init(_ arguments: [String] = ["preview", "--port", "0"], in folder: URL? = nil) throws {
     process.executableURL = try Self.executable()
-    process.arguments = ["preview", "--port", "0"]
+    process.arguments = arguments
+    if let folder { process.currentDirectoryURL = folder }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe

@@ -22,6 +22,7 @@ struct Preview: AsyncParsableCommand {
         wellflow preview --port 0 \\
           --experiments Apps/Wellflow/Experiments/checkin-length.yaml
         wellflow preview \\
+          --experiments Apps/Wellflow/Experiments/checkin-length.yaml \\
           --growthbook Apps/Wellflow/Experiments/growthbook-checkin.json
         wellflow preview --locale de       the screens in German
 

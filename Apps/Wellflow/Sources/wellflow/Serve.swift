@@ -38,8 +38,9 @@ struct Serve: AsyncParsableCommand {
 
       Example:
         wellflow serve --port 8080 --db backend.sqlite --api-key k --jwt-secret s &
-        wellflow run Apps/Wellflow/Scripts --backend http://127.0.0.1:8080 \\
-          --api-key k --token "$(wellflow token user-1 --jwt-secret s)"
+        wellflow run Apps/Wellflow/Scripts/sync-mood-offline-days.yaml \\
+          --backend http://127.0.0.1:8080 --api-key k \\
+          --token "$(wellflow token user-1 --jwt-secret s)"
       """)
 
   @Option(help: "The port to listen on (0 picks a free one).")
