@@ -46,10 +46,10 @@ let package = Package(
     .library(name: "ProgressBackend", targets: ["ProgressBackend"]),
     .library(name: "WellflowComposition", targets: ["WellflowComposition"]),
     .library(name: "FlowHTML", targets: ["FlowHTML"]),
-    // For the libFuzzer harnesses in Tools/Fuzz, a package of their own.
-    .library(
-      name: "WellflowCore",
-      targets: ["WellflowCore", "WellflowScript", "WellflowReports", "WellflowExplorer", "YAMLTree"]),
+    // The script language (its loader, checks and runner): for the libFuzzer harnesses in
+    // Tools/Fuzz, a package of their own. The commands' glue (WellflowCore, which starts
+    // worker processes for --jobs) stays inside the `wellflow` executable.
+    .library(name: "WellflowScript", targets: ["WellflowScript", "YAMLTree"]),
     .executable(name: "wellflow", targets: ["wellflow"]),
   ],
   dependencies: [

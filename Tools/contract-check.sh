@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The progress API against its contract: a real `wellflow serve` (SQLite) driven by
-# schemathesis from Modules/ProgressAPI/openapi.yaml. Checks: no server error, status
-# codes, content types, headers and response bodies as documented, schema-violating
+# The progress API against its contract: Modules/ProgressAPI/openapi.yaml validated as
+# OpenAPI 3.1, then a real `wellflow serve` (SQLite) driven by schemathesis from it.
+# Checks: no server error, status codes, content types, headers and response bodies as documented, schema-violating
 # requests refused, and stateful sequences (a created row read, changed, deleted).
 # Not checked: that every schema-valid request is accepted ("positive data
 # acceptance"), because some rules are not expressible in the schema (a real calendar
@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 binary="${1:-$(swift build --show-bin-path)/wellflow}"
 python3 -c "import schemathesis" 2>/dev/null ||
   python3 -m pip install --quiet --disable-pip-version-check schemathesis==4.32.5
+python3 -c "import openapi_spec_validator" 2>/dev/null ||
+  python3 -m pip install --quiet --disable-pip-version-check openapi-spec-validator==0.7.1
+# The document itself first: valid OpenAPI 3.1 (schemathesis no longer validates it).
+python3 -m openapi_spec_validator Modules/ProgressAPI/openapi.yaml
 work="$(mktemp -d)"
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 export WELLFLOW_API_KEY="contract-key"

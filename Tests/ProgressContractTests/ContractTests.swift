@@ -159,7 +159,7 @@ import Yams
   /// Numbers written in place are the text `number(_:)` makes, at the edges of `Int` too.
   @Test(arguments: [
     0, -0.0, 1, -1, 7, 10, 99, 100, -1_000, 123_456_789, 7.5, -0.25, 1e300, -1e-300,
-    Double(Int.max), Double(Int.min), 9_007_199_254_740_993, .infinity, -.infinity, .nan,
+    Double(Int.max), Double(Int.min), 9_007_199_254_740_994, .infinity, -.infinity, .nan,
   ])
   func aNumberWrittenInPlaceIsItsText(_ value: Double) {
     var bytes: [UInt8] = []

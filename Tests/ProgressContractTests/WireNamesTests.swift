@@ -19,6 +19,9 @@ import Testing
     return Set(members.filter { $0.contains("_") }).subtracting(["created_at", "initiated_by"])
   }()
 
+  /// The contract's own headers, found in any case (`"x-api-key"` is the same header).
+  static let headers = [APIHeader.apiKey, APIHeader.idempotencyKey, APIHeader.retryAfter]
+
   /// Where the product's sources are, less the contract itself.
   static let excluded = ["Modules/ProgressAPI/"]
 
@@ -29,6 +32,10 @@ import Testing
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
       let code = line.drop { $0 == " " }
       if code.hasPrefix("//") { continue }
+      let lowered = line.lowercased()
+      for header in headers where lowered.contains(#""\#(header.lowercased())""#) {
+        found.append(header)
+      }
       for name in names {
         for quote in [#""\#(name)""#, #"\"\#(name)\""#] {
           var rest = Substring(line)
@@ -53,6 +60,9 @@ import Testing
     #expect(Self.spellings(in: #"guard type == "mood_score""#) == ["mood_score"])
     #expect(Self.spellings(in: #"strategy: row["strategy_id"],"#).isEmpty)
     #expect(Self.spellings(in: #"  /// sends {"logged_at": …}"#).isEmpty)
+    #expect(Self.spellings(in: #"static let key = Self("X-API-Key")!"#) == ["X-API-Key"])
+    #expect(Self.spellings(in: #"["authorization", "idempotency-key"]"#) == ["Idempotency-Key"])
+    #expect(Self.spellings(in: #"answer.header(APIHeader.retryAfter)"#).isEmpty)
   }
 
   @Test func noProductSourceOutsideTheContractSpellsAWireName() throws {

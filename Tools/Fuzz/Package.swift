@@ -16,7 +16,7 @@ let package = Package(
   targets: [
     .target(
       name: "WellflowFuzz",
-      dependencies: [.product(name: "WellflowCore", package: "Wellflow"), "CLibFuzzer"],
+      dependencies: [.product(name: "WellflowScript", package: "Wellflow"), "CLibFuzzer"],
       path: "Sources/WellflowFuzz"
     ),
     .target(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),

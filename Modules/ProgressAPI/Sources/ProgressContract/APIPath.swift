@@ -61,6 +61,9 @@ public enum APIHeader {
   public static let apiKey = "X-API-Key"
   public static let authorization = "Authorization"
   public static let idempotencyKey = "Idempotency-Key"
+  /// How long a 429 or 5xx asks the client to wait (RFC 9110): the client honours it from
+  /// any server or proxy in front of one.
+  public static let retryAfter = "Retry-After"
 }
 
 /// The query parameters of the list endpoints.

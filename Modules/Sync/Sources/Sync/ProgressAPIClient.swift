@@ -294,7 +294,7 @@ public final class ProgressAPIClient: ProgressAPI {
     throw ProgressAPIError.classify(
       status: status, body: answer.body,
       retryAfter: ProgressAPIError.retryAfter(
-        header: answer.header("Retry-After"), serverDate: answer.header("Date")),
+        header: answer.header(APIHeader.retryAfter), serverDate: answer.header("Date")),
       location: answer.header("Location"))
   }
 }

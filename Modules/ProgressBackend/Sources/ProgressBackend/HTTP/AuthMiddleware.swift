@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProgressContract
 
 /// Every API request carries the server's key in `X-API-Key` (401 otherwise).
 struct APIKeyMiddleware: RouterMiddleware {
@@ -94,6 +95,6 @@ struct IdempotencyKeyMiddleware: RouterMiddleware {
 }
 
 extension HTTPField.Name {
-  static let apiKey = Self("X-API-Key")!
-  static let idempotencyKey = Self("Idempotency-Key")!
+  static let apiKey = Self(APIHeader.apiKey)!
+  static let idempotencyKey = Self(APIHeader.idempotencyKey)!
 }

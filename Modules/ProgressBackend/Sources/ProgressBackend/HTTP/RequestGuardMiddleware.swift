@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import ProgressContract
 
 /// Before any route: headers the API reads must be UTF-8 text, and the body is read once,
 /// up to `ProgressServer.maxBodyBytes` (413 beyond).
@@ -8,7 +9,10 @@ struct RequestGuardMiddleware: RouterMiddleware {
   typealias Context = BackendContext
 
   /// The headers the API reads (lower case).
-  static let readHeaders: Set<String> = ["authorization", "x-api-key", "idempotency-key", "content-length"]
+  static let readHeaders: Set<String> = Set(
+    [APIHeader.authorization, APIHeader.apiKey, APIHeader.idempotencyKey, "Content-Length"].map {
+      $0.lowercased()
+    })
 
   static let tooLarge = Refusal(
     status: 413, code: "payload_too_large",

@@ -33,7 +33,8 @@ struct ProgressController {
   @Sendable func list(_ request: Request, context: BackendContext) async throws -> BackendResponse {
     let query = request.apiQuery
     let page = try PageRequest(query: query)
-    let body = try await store.progressPageJSON(userID: context.userID, type: query["type"], page: page)
+    let body = try await store.progressPageJSON(
+      userID: context.userID, type: query[ListParameter.type.rawValue], page: page)
     return BackendResponse(status: 200, body: Data(body))
   }
 

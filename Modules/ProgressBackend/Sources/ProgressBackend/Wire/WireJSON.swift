@@ -19,10 +19,14 @@ enum WireJSON {
 
   /// `{"data":{"accepted":n}}`: how many events were stored.
   static func eventsAccepted(_ count: Int) -> Data {
-    var bytes: [UInt8] = Array(#"{"data":{"#.utf8)
-    JSONText.appendString(EventsAnswerField.accepted.rawValue, to: &bytes)
-    bytes += ":\(count)}}".utf8
-    return Data(bytes)
+    Data(
+      JSONText.data(capacity: 32) { bytes in
+        bytes.append(UInt8(ascii: "{"))
+        JSONText.appendString(EventsAnswerField.accepted.rawValue, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        JSONText.appendInteger(count, to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+      })
   }
 
   /// `{"data": value}`.
