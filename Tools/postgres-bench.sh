@@ -4,7 +4,8 @@
 #   1. wellflow report over EVENTS events already in PostgreSQL: wall seconds and the
 #      client's peak memory (goal: 10 million in <= 30 s, <= 100 MB)
 #   2. POST /api/v1/progress req/s under wrk: one serve, then two serve processes on the
-#      same database, each with its own wrk (goal: two >= 1.5 x one)
+#      same database, each with its own wrk (goal: two >= 1.5 x one); again with each serve
+#      held to REPLICA_CORES of a core (default 0.4) by a cgroup CPU quota
 #   3. sync of 10,000 entries to a PostgreSQL-backed serve (goal: >= 5,000/s), by
 #      wellflow-bench sync with WELLFLOW_BENCH_DATABASE
 # Every process shares the machine's cores (PostgreSQL, serve, wrk, the client): the
@@ -25,9 +26,13 @@ runs="${RUNS:-3}"
 work="$(mktemp -d /tmp/wellflow-pg-bench.XXXXXX)"
 pids=""
 pg_stop=""
+cgroups=""
 cleanup() {
   # start_serve runs in a command substitution's subshell: its pids come back through a file.
   for pid in $pids $(cat "$work/serve.pids" 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
+  for group in $cgroups; do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$group" 2>/dev/null && break; sleep 0.2; done
+  done
   [ -n "$pg_stop" ] && sh -c "$pg_stop" >/dev/null 2>&1
   rm -rf "$work"
 }
@@ -133,6 +138,40 @@ for _ in $(seq 1 "$runs"); do
   post_runs="$post_runs $one:$two:$load"
 done
 
+# 2b. The same with each serve held to a share of a core (REPLICA_CORES, default 0.4) by a
+# cgroup CPU quota, as replicas on machines of their own would be: on 2 cores one serve,
+# PostgreSQL and wrk already use every core, so a second process has none to add unless
+# serve, not the machine, is what limits. Needs a writable cgroup cpu controller (root).
+replica_cores="${REPLICA_CORES:-0.4}"
+capped_runs=""
+cap() { # cap PID N: the process in a cgroup of its own with a quota of replica_cores
+  quota="$(python3 -c "print(int($replica_cores * 100000))")"
+  if [ -w /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cgroup.procs ]; then
+    group="/sys/fs/cgroup/cpu/wellflow-bench-$$-$2"
+    mkdir -p "$group" && echo 100000 >"$group/cpu.cfs_period_us" && echo "$quota" >"$group/cpu.cfs_quota_us"
+  elif [ -w /sys/fs/cgroup/cgroup.subtree_control ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+    group="/sys/fs/cgroup/wellflow-bench-$$-$2"
+    mkdir -p "$group" && echo "$quota 100000" >"$group/cpu.max"
+  else
+    return 1
+  fi
+  cgroups="$cgroups $group"
+  echo "$1" >"$group/cgroup.procs"
+}
+if cap "$(sed -n 1p "$work/serve.pids")" 1 2>/dev/null && cap "$(sed -n 2p "$work/serve.pids")" 2 2>/dev/null; then
+  for _ in $(seq 1 "$runs"); do
+    load="$(cut -d' ' -f1 /proc/loadavg)"
+    post "$first" "$connections" "$work/one.out"
+    one="$(rate "$work/one.out")"
+    post "$first" $((connections / 2)) "$work/two-a.out" &
+    wrk_a=$!
+    post "$second" $((connections / 2)) "$work/two-b.out"
+    wait "$wrk_a"
+    two="$(python3 -c "print($(rate "$work/two-a.out") + $(rate "$work/two-b.out"))")"
+    capped_runs="$capped_runs $one:$two:$load"
+  done
+fi
+
 # 3. Sync of 10,000 entries to a PostgreSQL-backed serve.
 sync_table=""
 if [ -n "$bench" ]; then
@@ -141,9 +180,9 @@ if [ -n "$bench" ]; then
   sync_table="$(WELLFLOW_BENCH_DATABASE="$syncdb" "$bench" sync 2>/dev/null || true)"
 fi
 
-python3 - "$events" "$connections" "$seconds" "$binary" "$report_runs" "$post_runs" <<'PY'
+python3 - "$events" "$connections" "$seconds" "$binary" "$report_runs" "$post_runs" "$capped_runs" "$replica_cores" <<'PY'
 import statistics, sys
-events, connections, run, binary, report_runs, post_runs = sys.argv[1:]
+events, connections, run, binary, report_runs, post_runs, capped_runs, cores = sys.argv[1:]
 reports = [tuple(float(v) for v in r.split(":")) for r in report_runs.split()]
 posts = [tuple(float(v) for v in r.split(":")) for r in post_runs.split()]
 def cell(values, form):
@@ -157,8 +196,16 @@ print("%-56s %-24s %-12s %s" % ("report: the client's peak memory (max RSS)", ce
 print("%-56s %-24s %-12s %s" % ("POST req/s, one serve (wrk -c%s, %s s)" % (connections, run), cell([p[0] for p in posts], "%.0f"), "", load(posts)))
 print("%-56s %-24s %-12s %s" % ("POST req/s, two serve on one database (2 x wrk -c%d)" % (int(connections) // 2), cell([p[1] for p in posts], "%.0f"), "", load(posts)))
 print("%-56s %-24s %-12s %s" % ("two / one (per run)", cell([p[1] / p[0] for p in posts], "%.2f x"), ">= 1.5 x", load(posts)))
+capped = [tuple(float(v) for v in r.split(":")) for r in capped_runs.split()]
+if capped:
+    print("%-56s %-24s %-12s %s" % ("POST req/s, one serve held to %s core" % cores, cell([p[0] for p in capped], "%.0f"), "", load(capped)))
+    print("%-56s %-24s %-12s %s" % ("POST req/s, two serve, each held to %s core" % cores, cell([p[1] for p in capped], "%.0f"), "", load(capped)))
+    print("%-56s %-24s %-12s %s" % ("two / one, each serve held to %s core" % cores, cell([p[1] / p[0] for p in capped], "%.2f x"), ">= 1.5 x", load(capped)))
+else:
+    print("two / one, each serve held to a share of a core: not measured (no writable cgroup cpu controller)")
 PY
 echo "machine: $(nproc) cores${sync_load:+; sync measured at $sync_load}"
-echo "(PostgreSQL, every serve process, wrk and the client share these cores)"
+echo "(PostgreSQL, every serve process, wrk and the client share these cores; held to a share of a"
+echo " core, each serve runs as on a small machine of its own, while PostgreSQL and wrk use the rest)"
 [ -n "$sync_table" ] && { echo "sync to a PostgreSQL-backed serve (wellflow-bench sync):"; echo "$sync_table"; }
 exit 0
