@@ -30,6 +30,12 @@ enum PostgresForTests {
     return server.database(name)
   }
 
+  static func execute(_ sql: String, on location: PostgresLocation) async throws {
+    let connection = try await location.connect()
+    defer { connection.closeInBackground() }
+    try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresLocation.quietLogger)
+  }
+
   static func count(_ sql: String, on location: PostgresLocation) async throws -> Int {
     let connection = try await location.connect()
     defer { connection.closeInBackground() }
@@ -66,6 +72,54 @@ enum PostgresForTests {
       console: Console(
         out: { text in out.withLock { $0.append(text) } }, err: { text in err.withLock { $0.append(text) } }))
     return RunOutcome(code: code, out: out.current, err: err.current)
+  }
+
+  /// The database goes away while a run's events go in: the connection that inserts them is
+  /// cut after its 100th row, inside the transaction (a trigger ends its own backend, as a
+  /// restart or failover would). The run says so in one line without the password and keeps
+  /// the events in a file it names; the table holds none of them. Once the database is
+  /// whole again, running again adds the run's events once.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func aDatabaseLostWhileEventsGoInKeepsThemAndARerunAddsThemOnce() async throws {
+    let location = try await PostgresForTests.freshDatabase()
+    try await PostgresEvents.prepare(location)
+    try await PostgresForTests.execute(
+      """
+      CREATE FUNCTION cut_after_100() RETURNS trigger AS $$
+      BEGIN
+        IF (SELECT count(*) FROM events) >= 100 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql
+      """, on: location)
+    try await PostgresForTests.execute(
+      "CREATE TRIGGER cut BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION cut_after_100()", on: location
+    )
+    let url = "\(location)"
+    func run() async -> RunOutcome {
+      await wellflowRun([Self.script]) {
+        $0.experimentsPath = Self.experiments
+        $0.users = 20
+        $0.jobs = 1
+        $0.eventsPath = url
+        $0.quiet = true
+      }
+    }
+    let lost = await run()
+    #expect(lost.code == 2)
+    #expect(lost.err.count == 1, "\(lost.errText)")
+    #expect(lost.errText.hasPrefix("error: cannot use \(location.description)"), "\(lost.errText)")
+    let marker = "the run's events are kept in "
+    let kept = try #require(
+      lost.errText.components(separatedBy: marker).last?.trimmingCharacters(in: .whitespacesAndNewlines))
+    defer { try? FileManager.default.removeItem(atPath: kept) }
+    let lines = try String(contentsOfFile: kept, encoding: .utf8).split(separator: "\n").count
+    #expect(lines > 100, "more events than the cut lets in")
+    #expect(try await PostgresForTests.count("SELECT COUNT(*) FROM events", on: location) == 0)
+
+    try await PostgresForTests.execute("DROP TRIGGER cut ON events", on: location)
+    let again = await run()
+    #expect(again.code == 0, "\(again.errText)")
+    #expect(try await PostgresForTests.count("SELECT COUNT(*) FROM events", on: location) == lines)
   }
 
   @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
