@@ -74,6 +74,48 @@ enum PostgresForTests {
     return RunOutcome(code: code, out: out.current, err: err.current)
   }
 
+  /// The database goes away in the middle of the report's answers: a proxy cuts the
+  /// connection halfway through the bytes a whole report receives through it. The report is
+  /// one line naming the URL without its password (exit 2), not a hang or a trap; once the
+  /// database answers again, the report is the whole one.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func aDatabaseLostInTheMiddleOfTheReportIsOneLineAndTheNextReportIsWhole() async throws {
+    let workspace = Workspace()
+    let file = workspace.path("events.ndjson")
+    let made = await wellflowRun([Self.script]) {
+      $0.experimentsPath = Self.experiments
+      $0.users = 20
+      $0.jobs = 1
+      $0.eventsPath = file
+      $0.quiet = true
+    }
+    #expect(made.code == 0, "\(made.errText)")
+    let location = try await Self.database(with: file)
+    func through(_ proxy: CuttingProxy) -> String {
+      "postgres://\(location.user):s3cret@127.0.0.1:\(proxy.port)/\(location.database)"
+    }
+    // A proxy that only counts: the bytes of a whole report.
+    let counting = try CuttingProxy(to: location.port, cutAfter: .max)
+    let whole = await report(through(counting), experiments: Self.experiments)
+    #expect(whole.code == 0, "\(whole.errText)")
+    let answer = counting.largestAnswer
+    #expect(answer > 1_000, "\(answer) bytes")
+
+    let cutting = try CuttingProxy(to: location.port, cutAfter: answer / 2)
+    let lost = await report(through(cutting), experiments: Self.experiments)
+    #expect(lost.code == 2)
+    #expect(lost.out.isEmpty)
+    #expect(lost.err.count == 1, "\(lost.errText)")
+    #expect(
+      lost.errText.hasPrefix("error: cannot use postgres://\(location.user)@127.0.0.1:\(cutting.port)/"),
+      "\(lost.errText)")
+    #expect(!lost.errText.contains("s3cret"))
+
+    let again = await report(through(counting), experiments: Self.experiments)
+    #expect(again.code == 0, "\(again.errText)")
+    #expect(again.outText == whole.outText)
+  }
+
   /// The database goes away while a run's events go in: the connection that inserts them is
   /// cut after its 100th row, inside the transaction (a trigger ends its own backend, as a
   /// restart or failover would). The run says so in one line without the password and keeps
