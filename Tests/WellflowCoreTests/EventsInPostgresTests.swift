@@ -74,6 +74,22 @@ enum PostgresForTests {
     return RunOutcome(code: code, out: out.current, err: err.current)
   }
 
+  /// A server that holds no such database: `run --events` and `report` say so in one line,
+  /// exit 2, and `run` runs nothing.
+  @Test(.enabled(if: PostgresForTests.enabled, PostgresForTests.howToRun))
+  func aMissingDatabaseIsOneLineAndNothingRuns() async throws {
+    let server = try PostgresLocation(url: try #require(PostgresForTests.url, PostgresForTests.howToRun))
+    let missing = server.database("wellflow_missing_" + UUID().uuidString.prefix(8).lowercased())
+    let expected = "error: cannot use \(missing.description): database \"\(missing.database)\" does not exist"
+    let run = await wellflowRun([Self.script]) { $0.eventsPath = "\(missing)" }
+    #expect(run.code == 2)
+    #expect(run.out.isEmpty, "no script ran")
+    #expect(run.err == [expected], "\(run.errText)")
+    let report = await report("\(missing)")
+    #expect(report.code == 2)
+    #expect(report.err == [expected], "\(report.errText)")
+  }
+
   /// The database goes away in the middle of the report's answers: a proxy cuts the
   /// connection halfway through the bytes a whole report receives through it. The report is
   /// one line naming the URL without its password (exit 2), not a hang or a trap; once the
