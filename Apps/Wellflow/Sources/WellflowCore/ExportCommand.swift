@@ -42,7 +42,7 @@ public struct ExportRecord: Sendable, Equatable {
 }
 
 /// `wellflow export`: a user's entries from an app data folder, of every feature that
-/// registered an export (`FeatureStorage.export`: mood and journal entries), as CSV
+/// registered an export (`FeatureStorage.export`; the shipped app's: mood and journal entries), as CSV
 /// (RFC 4180) or a JSON array, oldest first, times in ISO 8601 with their offset.
 public enum ExportCommand {
   /// Writes the export with `write` (the whole text at once); errors go to `console.err`.
