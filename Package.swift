@@ -228,8 +228,9 @@ let package = Package(
       name: "WellflowCore",
       dependencies: [
         // No feature: the commands reach features through `WellflowComposition`'s list.
-        "FlowKit", "Storage", "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend",
-        "FlowHTML", "StrictJSON", "YAMLTree", "WellflowScript", "WellflowReports", "WellflowExplorer",
+        "FlowKit", "Storage", "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition",
+        "ProgressBackend", "FlowHTML", "StrictJSON", "YAMLTree", "WellflowScript", "WellflowReports",
+        "WellflowExplorer",
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
         // A command's configuration is its options, declared once (`ExploreConfiguration`).

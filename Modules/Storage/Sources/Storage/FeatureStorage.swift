@@ -161,7 +161,8 @@ public final class SQLiteSchema: Sendable {
     self.migrations = migrations
     self.outboxEntities = outboxEntities
     self.problem = problem
-    scratchDatabases = ScratchDatabases { try Self.freshDatabase(migrations) }
+    let kept = migrations
+    scratchDatabases = ScratchDatabases { try Self.freshDatabase(kept) }
   }
 
   /// Throws `problem`, if the composition has one.
