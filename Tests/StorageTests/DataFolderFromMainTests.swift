@@ -61,7 +61,7 @@ struct DataFolderFromMainTests {
     // Every table the folder held keeps every row; a feature's table added since (a new
     // storing feature in the list) starts empty.
     #expect(after.filter { before.keys.contains($0.key) } == before)
-    #expect(after.filter { !before.keys.contains($0.key) }.values.allSatisfy(\.isEmpty))
+    #expect(after.filter { !before.keys.contains($0.key) }.values.allSatisfy { $0.isEmpty })
     #expect(try database.writer.read { try WellflowFeatures.schema.migrator().hasCompletedMigrations($0) })
   }
 
