@@ -99,7 +99,7 @@ let package = Package(
       name: "MoodTracking", dependencies: ["FlowKit", "MoodTrackingDomain"],
       path: "Modules/MoodTracking/Sources/MoodTracking", resources: [.copy("Localization")]),
     .target(
-      name: "CheckInFlow", dependencies: ["FlowKit", "MoodTracking"],
+      name: "CheckInFlow", dependencies: ["FlowKit", "MoodTrackingDomain"],
       path: "Modules/CheckInFlow/Sources/CheckInFlow", resources: [.copy("Localization")]
     ),
     // The journal's catalog as data: what the server checks journal entries against,
@@ -227,9 +227,9 @@ let package = Package(
     .target(
       name: "WellflowCore",
       dependencies: [
-        "FlowKit", "Onboarding", "CheckInFlow", "Journal", "MoodTracking", "Reminders", "Storage",
-        "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition", "ProgressBackend", "FlowHTML",
-        "MoodTrackingSQLite", "JournalSQLite", "StrictJSON", "YAMLTree", "WellflowScript", "WellflowReports",
+        // No feature: the commands reach features through `WellflowComposition`'s list.
+        "FlowKit", "Storage", "Experiments", "Sync", "SyncHTTPClient", "WellflowComposition",
+        "ProgressBackend", "FlowHTML", "StrictJSON", "YAMLTree", "WellflowScript", "WellflowReports",
         "WellflowExplorer",
         // Events and reports in PostgreSQL.
         .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -303,9 +303,10 @@ let package = Package(
       name: "FlowKitTestingTests",
       dependencies: [
         "FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking",
-        // The guide's gratitude storage and its test host; its sync and the server it syncs to.
+        // The guide's gratitude storage and its test host; its sync and the server it syncs to;
+        // `wellflow export` of the app with the guide's features added.
         "Storage", "WellflowComposition", .product(name: "GRDB", package: "GRDB.swift"),
-        "Sync", "SyncHTTPClient", "ProgressBackend",
+        "Sync", "SyncHTTPClient", "ProgressBackend", "WellflowCore",
       ],
       resources: [.copy("Localization")]),
     .testTarget(name: "OnboardingTests", dependencies: ["Onboarding", "FlowKit", "FlowKitTesting"]),

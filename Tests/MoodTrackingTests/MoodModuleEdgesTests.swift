@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Storage, sync and reminders link the mood domain, not the mood flows: their targets
+/// Storage, sync, reminders and the check-in link the mood domain, not the mood flows: their targets
 /// name `MoodTrackingDomain`, never `MoodTracking`, and their sources import only it.
 @Suite("Mood module edges")
 struct MoodModuleEdgesTests {
@@ -38,6 +38,7 @@ struct MoodModuleEdgesTests {
     ("MoodTrackingSQLite", "Modules/MoodTracking/Sources/MoodTrackingSQLite"),
     ("MoodTrackingSync", "Modules/MoodTracking/Sources/MoodTrackingSync"),
     ("Reminders", "Modules/Reminders/Sources/Reminders"),
+    ("CheckInFlow", "Modules/CheckInFlow/Sources/CheckInFlow"),
   ])
   func linksTheDomainNotTheFlows(target: String, folder: String) throws {
     let dependencies = try Self.dependencies(of: target)

@@ -63,9 +63,70 @@ struct SchemaTests {
   /// The app's storage is read from its one features list: a storage module listed there
   /// (a `StoringFeature`) is migrated, in the list's order; there is no second list.
   @Test func theStorageComesFromTheOneFeaturesList() {
-    #expect(WellflowFeatures.storage.map(\.name) == ["MoodTracking", "Journal", "Reminders"])
+    // Read another way (a cast, which `storage` avoids): every storing feature of the
+    // list, in its order, and nothing else.
+    let storing = WellflowFeatures.all.compactMap { ($0 as? any StoringFeature.Type)?.storage.name }
+    #expect(!storing.isEmpty)
+    #expect(WellflowFeatures.storage.map(\.name) == storing)
     #expect(WellflowFeatures.all.storage.map(\.name) == WellflowFeatures.storage.map(\.name))
     #expect([any FlowFeature.Type]().storage.isEmpty)
+    // A list's storage follows that list: a storing feature added at the end comes last.
+    let later = WellflowFeatures.all + [LaterStorage.self]
+    #expect(later.storage.map(\.name) == storing + ["Later"])
+  }
+
+  /// A migration identifier registered twice is a mistake in the app's composition: every
+  /// database opened with the schema, and the app, throw a sentence naming it and who
+  /// registered it, before anything is written (no crash).
+  @Test func aMigrationRegisteredTwiceIsAThrownErrorNamingWhoRegisteredIt() throws {
+    func notes(_ name: String) -> FeatureStorage {
+      FeatureStorage(
+        name: name, migrations: [SQLiteMigration("notes_v1") { db, _ in try db.execute(sql: "SELECT 1") }],
+        sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
+    }
+    let schema = SQLiteSchema(WellflowFeatures.storage + [notes("Notes"), notes("Memos")])
+    let expected = SQLiteSchemaError.duplicateMigration("notes_v1", owners: ["Notes", "Memos"])
+    #expect(schema.problem == expected)
+    #expect(
+      expected.description
+        == "the migration 'notes_v1' is registered twice (by Notes and Memos): a migration identifier "
+        + "is registered once, so give each feature's migrations its own prefix")
+    #expect(throws: expected) { try schema.check() }
+    #expect(throws: expected) { try WellflowDatabase.scratch(schema: schema) }
+    #expect(throws: expected) { try WellflowDatabase.inMemory(schema: schema) }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "schema-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    #expect(throws: expected) { try WellflowDatabase.open(directory: directory, schema: schema) }
+    #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing was written")
+    #expect(throws: expected) { try WellflowDatabase.openForReading(directory: directory, schema: schema) }
+
+    // One of the shared tables' identifiers is taken too.
+    let shared = SQLiteSchema([
+      FeatureStorage(
+        name: "Settings", migrations: [SQLiteMigration("keyValues") { _, _ in }],
+        sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
+    ])
+    #expect(shared.problem == .duplicateMigration("keyValues", owners: ["the shared tables", "Settings"]))
+    // The app's own list has none.
+    #expect(WellflowFeatures.schema.problem == nil)
+    #expect(SQLiteSchema(WellflowFeatures.storage + [notes("Notes")]).problem == nil)
+  }
+
+  @Test func anOutboxEntityClaimedTwiceIsAThrownErrorToo() {
+    func claiming(_ name: String) -> FeatureStorage {
+      FeatureStorage(
+        name: name, outboxEntities: [SQLiteOutboxEntity(OutboxEntity(rawValue: "notes")) { _, _ in }],
+        sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
+    }
+    let schema = SQLiteSchema([claiming("Notes"), claiming("Memos")])
+    let expected = SQLiteSchemaError.duplicateOutboxEntity("notes", owners: ["Notes", "Memos"])
+    #expect(schema.problem == expected)
+    #expect(throws: expected) { try WellflowDatabase.scratch(schema: schema) }
+    #expect(
+      expected.description
+        == "the outbox entity 'notes' is registered twice (by Notes and Memos): each feature names the "
+        + "outbox rows of its entities with a name of its own")
   }
 
   /// The shared plumbing alone makes the settings and the outbox, nothing of a feature.
@@ -98,4 +159,10 @@ struct SchemaTests {
     let reopened = try WellflowDatabase.open(directory: directory, schema: schema)
     #expect(try reopened.writer.read { db in try Int.fetchOne(db, sql: "SELECT id FROM later") } == 7)
   }
+}
+
+/// A storing feature the app does not ship, added at the end of its list.
+private enum LaterStorage: StoringFeature {
+  static let storage = FeatureStorage(
+    name: "Later", sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
 }

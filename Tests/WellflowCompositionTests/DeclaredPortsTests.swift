@@ -1,9 +1,7 @@
 import FlowKit
 import FlowKitTesting
 import Foundation
-import Journal
-import MoodTracking
-import Reminders
+import Storage
 import Sync
 import Testing
 import WellflowComposition
@@ -11,27 +9,20 @@ import WellflowComposition
 @MainActor
 @Suite("Declared ports")
 struct DeclaredPortsTests {
-  /// In-memory adapters for every port a shipped feature declares.
-  private func provide(_ requirement: ServiceRequirement, in world: TestEnvironment) throws {
-    let moods = InMemoryMoodRepository()
-    switch requirement.port {
-    case "MoodRepositoryKey": world.providing(MoodRepositoryKey.self, moods)
-    case "StateOfMindStoreKey": world.providing(StateOfMindStoreKey.self, InMemoryStateOfMindStore())
-    case "OutboxKey": world.providing(OutboxKey.self, moods.outbox)
-    case "JournalRepositoryKey": world.providing(JournalRepositoryKey.self, InMemoryJournalRepository())
-    case "SyncServiceKey":
-      world.providing(
-        SyncServiceKey.self,
-        SyncService(
-          connector: NoBackend(), outbox: moods.outbox, resources: try WellflowFeatures.syncResources,
-          services: Services(), clock: world.clock, connectivity: NetworkSwitch()))
-    case "NotificationSchedulerKey":
-      world.providing(
-        NotificationSchedulerKey.self,
-        LocalNotificationScheduler(
-          store: world.store, deliveries: InMemoryDeliveredNotificationStore(), clock: world.clock))
-    default: Issue.record("no test adapter for \(requirement)")
-    }
+  /// Every port the app wires in memory, from the features' own registrations (each
+  /// storing feature's `memoryAdapters`, the outbox and the sync service), as the app's
+  /// `.memory` mode does: a feature added to the list brings its adapters, no test edit.
+  private func appPorts(in world: TestEnvironment) throws -> Services {
+    let outbox = InMemoryOutbox()
+    var services = Services()
+    services[OutboxKey.self] = outbox
+    let context = AdapterContext(
+      userID: "alice", clock: world.clock, keyValueStore: world.store, outbox: outbox)
+    for storage in WellflowFeatures.storage { storage.memoryAdapters(outbox)(&services, context) }
+    services[SyncServiceKey.self] = SyncService(
+      connector: NoBackend(), outbox: outbox, resources: try WellflowFeatures.syncResources,
+      services: Services(), clock: world.clock, connectivity: NetworkSwitch())
+    return services
   }
 
   /// Each shipped feature alone, given only the ports it declares: every variant of its
@@ -43,7 +34,12 @@ struct DeclaredPortsTests {
     var registry = FlowRegistry()
     try registry.register(feature)
     let world = TestEnvironment(userID: "alice")
-    for requirement in registry.requirements { try provide(requirement, in: world) }
+    let ports = try appPorts(in: world)
+    for requirement in registry.requirements {
+      #expect(ports.satisfies(requirement), "the app's adapters serve no \(requirement)")
+    }
+    // Only what the feature declared: reading any other port stops the test.
+    world.services = ports.restricted(to: registry.requirements)
     let app = try TestHost(registry: registry, environment: world)
     for flow in registry.flows {
       for variant in flow.variants {

@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import GRDB
+import JournalSQLite
 import MoodTrackingSQLite
 import ScriptTestSupport
 import Storage
@@ -69,6 +70,29 @@ struct ExportCommandTests {
     return (code, out.current, err.current)
   }
 
+  /// The app's CSV header: its features' columns (`FeatureStorage.export`), so a feature
+  /// added to the app adds columns without a change here.
+  static let header = ExportCommand.csvHeader(ExportCommand.exports)
+
+  /// One CSV line under the app's header: `fields` are the CSV fields (already quoted) by
+  /// column; every other column is empty.
+  static func line(_ fields: [String: String]) -> String {
+    for column in fields.keys { #expect(header.contains(column), "no column \(column) in \(header)") }
+    return header.map { fields[$0] ?? "" }.joined(separator: ",") + "\r\n"
+  }
+
+  /// The mood's and the journal's columns, as the app that ships them wrote them: a
+  /// change here changes every export a user has.
+  @Test func theMoodAndJournalColumnsAreTodays() {
+    let seed = ExportCommand.exports(
+      of: SQLiteSchema([MoodTrackingStorage.storage, JournalStorage.storage]))
+    #expect(
+      ExportCommand.csvHeader(seed).joined(separator: ",")
+        == "type,date,kind,score,valence,labels,associations,notes,primary,secondary,strategy,initiated_by")
+    // The app's header holds them, in that order, whatever it adds.
+    #expect(Self.header.filter(ExportCommand.csvHeader(seed).contains) == ExportCommand.csvHeader(seed))
+  }
+
   @Test func csvQuotesHostileNotesPerRFC4180() async throws {
     let workspace = Workspace()
     let data = try await seededData(workspace)
@@ -78,11 +102,19 @@ struct ExportCommandTests {
     let valence4 = String((4.0 - 1) / 4.5 - 1)
     #expect(
       out
-        == "type,date,kind,score,valence,labels,associations,notes,primary,secondary,strategy,initiated_by\r\n"
-        + "mood,2026-03-01T20:00:00+01:00,dailyMood,7,\(valence7),happy;peaceful,,"
-        + "\"walked, then \"\"rested\"\"\nsecond line\",,,,\r\n"
-        + "mood,2026-03-02T20:00:00+01:00,dailyMood,4,\(valence4),calm;proud,work,,,,,\r\n"
-        + "journal,2026-03-02T20:30:00+01:00,,,,,,,1,,,self\r\n")
+        == Self.header.joined(separator: ",") + "\r\n"
+        + Self.line([
+          "type": "mood", "date": "2026-03-01T20:00:00+01:00", "kind": "dailyMood", "score": "7",
+          "valence": valence7, "labels": "happy;peaceful",
+          "notes": "\"walked, then \"\"rested\"\"\nsecond line\"",
+        ])
+        + Self.line([
+          "type": "mood", "date": "2026-03-02T20:00:00+01:00", "kind": "dailyMood", "score": "4",
+          "valence": valence4, "labels": "calm;proud", "associations": "work",
+        ])
+        + Self.line([
+          "type": "journal", "date": "2026-03-02T20:30:00+01:00", "primary": "1", "initiated_by": "self",
+        ]))
   }
 
   @Test func jsonIsOneArrayWithOffsetsAndNulls() async throws {
@@ -125,10 +157,7 @@ struct ExportCommandTests {
     #expect(utc.contains("2026-03-01T19:00:00+00:00"))
     let (code, nobody, _) = await export({ $0.userID = "bob" }, dataDirectory: data)
     #expect(code == 0)
-    #expect(
-      nobody
-        == "type,date,kind,score,valence,labels,associations,notes,primary,secondary,strategy,initiated_by\r\n"
-    )
+    #expect(nobody == Self.header.joined(separator: ",") + "\r\n")
     let (_, empty, _) = await export(
       {
         $0.userID = "bob"

@@ -88,11 +88,15 @@ struct FeatureRegistrationRunnerTests {
           ]))
     ]
     let csv = ExportCommand.render(records, format: .csv, timeZone: .gmt, exports: exports)
-    // `notes` is the mood's column already: one column, shared.
+    // The app's columns, then `text`; `notes` is the mood's column already: one column, shared.
+    let header = ExportCommand.csvHeader(ExportCommand.exports) + ["text"]
+    #expect(ExportCommand.csvHeader(ExportCommand.exports).contains("notes"))
+    #expect(ExportCommand.csvHeader(exports) == header)
+    let fields = header.map { column in
+      ["type": "gratitude", "date": "1970-01-01T00:00:00+00:00", "text": "\"tea, sun\""][column] ?? ""
+    }
     #expect(
-      csv
-        == "type,date,kind,score,valence,labels,associations,notes,primary,secondary,strategy,initiated_by,text\r\n"
-        + "gratitude,1970-01-01T00:00:00+00:00,,,,,,,,,,,\"tea, sun\"\r\n")
+      csv == header.joined(separator: ",") + "\r\n" + fields.joined(separator: ",") + "\r\n")
     let json = ExportCommand.render(records, format: .json, timeZone: .gmt, exports: exports)
     #expect(
       json

@@ -103,3 +103,54 @@ public enum BreathingFeature: FlowFeature {
       })
   }
 }
+
+/// Where the breathing reminder is delivered and opened: the app adapts its notification
+/// scheduler to it (`BreathingStorage` provides it over SQLite and in memory).
+public protocol BreathingReminders: Sendable {
+  /// Records a reminder delivered at `date` (the scheduler firing).
+  func deliver(at date: Date) async throws
+  /// When each delivered, unopened reminder was delivered, oldest first.
+  func unopened() async throws -> [Date]
+  /// Marks the latest delivered, unopened reminder opened.
+  func markLatestOpened() async throws
+}
+
+public enum BreathingRemindersKey: ServiceKey {
+  public typealias Value = any BreathingReminders
+}
+
+/// Reminders in memory, for tests and previews.
+public final class InMemoryBreathingReminders: BreathingReminders {
+  private let delivered = Locked<[Date]>([])
+  public init() {}
+  public func deliver(at date: Date) async throws { delivered.withLock { $0.append(date) } }
+  public func unopened() async throws -> [Date] { delivered.current }
+  public func markLatestOpened() async throws { delivered.withLock { _ = $0.popLast() } }
+}
+
+/// The breathing reminder: `expect: {notification: breathing.reminder}` sees it, and
+/// `open: breathing.reminder` starts a session.
+public enum BreathingReminderFeature: FlowFeature {
+  public static let notificationID = "breathing.reminder"
+
+  public static var requiredServices: [any ServiceKey.Type] { [BreathingRemindersKey.self] }
+
+  public static func register(in registry: inout FlowRegistry) throws(RegistryError) {
+    try registry.register(
+      NotificationDefinition(
+        id: notificationID, flow: BreathingFeature.flowID,
+        unopened: { host in try await host.environment.services[BreathingRemindersKey.self].unopened() },
+        open: { host in
+          let reminders = host.environment.services[BreathingRemindersKey.self]
+          guard try await !reminders.unopened().isEmpty else { throw NoBreathingReminder() }
+          try await reminders.markLatestOpened()
+          try host.present(FlowRequest(flow: BreathingFeature.flowID, trigger: .notification))
+        }))
+  }
+}
+
+/// Opening a reminder when none is delivered and unopened.
+public struct NoBreathingReminder: Error, Equatable, CustomStringConvertible {
+  public init() {}
+  public var description: String { "no breathing.reminder notification is delivered and unopened" }
+}

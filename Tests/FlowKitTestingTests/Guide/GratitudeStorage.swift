@@ -56,13 +56,56 @@ public struct SQLiteGratitudeJournal: GratitudeJournal {
   }
 }
 
+/// The evening reminders over the app's database, for the user the app opened: the app's
+/// notification scheduler calls `deliver(at:)` when one fires, and the feature reads and
+/// opens them through its port (step 7).
+public struct SQLiteGratitudeReminders: GratitudeReminders {
+  let writer: any DatabaseWriter
+  let userID: String
+
+  public init(writer: any DatabaseWriter, userID: String) {
+    self.writer = writer
+    self.userID = userID
+  }
+
+  public func deliver(at date: Date) async throws {
+    try await writer.write { [userID] db in
+      try db.execute(
+        sql: "INSERT INTO gratitude_reminders (user_id, delivered_at) VALUES (?, ?)",
+        arguments: [userID, date.timeIntervalSince1970])
+    }
+  }
+
+  public func unopened() async throws -> [Date] {
+    try await writer.read { [userID] db in
+      try Double.fetchAll(
+        db, sql: "SELECT delivered_at FROM gratitude_reminders WHERE user_id = ? ORDER BY delivered_at, id",
+        arguments: [userID]
+      ).map(Date.init(timeIntervalSince1970:))
+    }
+  }
+
+  public func markLatestOpened() async throws {
+    try await writer.write { [userID] db in
+      try db.execute(
+        sql: """
+          DELETE FROM gratitude_reminders WHERE id = (
+            SELECT id FROM gratitude_reminders WHERE user_id = ? ORDER BY delivered_at DESC, id DESC LIMIT 1)
+          """,
+        arguments: [userID])
+    }
+  }
+}
+
 extension OutboxEntity {
   /// The outbox rows of saved lists (`GratitudeSync` sends them).
   public static let gratitude = OutboxEntity(rawValue: "gratitude")
 }
 
-/// What the feature brings to the app's storage: its table, its journal over SQLite or in
-/// memory, and its export columns. Listed in `WellflowFeatures.all` beside the feature.
+/// What the feature brings to the app's storage: its tables, an adapter over SQLite and
+/// one in memory for every port its features need (the journal, and the reminders of
+/// `GratitudeReminderFeature`), and its export columns. Listed in `WellflowFeatures.all`
+/// beside the feature.
 public enum GratitudeStorage: StoringFeature {
   public static let storage = FeatureStorage(
     name: "Gratitude",
@@ -74,14 +117,28 @@ public enum GratitudeStorage: StoringFeature {
           table.column("saved_at", .double).notNull()
           table.column("items", .text).notNull()
         }
-      }
+      },
+      SQLiteMigration("gratitude_v2_reminders") { db, _ in
+        try db.create(table: "gratitude_reminders") { table in
+          table.autoIncrementedPrimaryKey("id")
+          table.column("user_id", .text).notNull()
+          table.column("delivered_at", .double).notNull()
+        }
+      },
     ],
-    sqliteAdapters: { services, database, _ in
+    sqliteAdapters: { services, database, context in
       services[GratitudeJournalKey.self] = SQLiteGratitudeJournal(writer: database.writer)
+      services[GratitudeRemindersKey.self] = SQLiteGratitudeReminders(
+        writer: database.writer, userID: context.userID)
     },
     memoryAdapters: { _ in
+      // Made once per app, so a relaunch finds what was saved and delivered.
       let journal = InMemoryGratitudeJournal()
-      return { services, _ in services[GratitudeJournalKey.self] = journal }
+      let reminders = InMemoryGratitudeReminders()
+      return { services, _ in
+        services[GratitudeJournalKey.self] = journal
+        services[GratitudeRemindersKey.self] = reminders
+      }
     },
     export: FeatureExport(type: "gratitude", columns: ["items"]) { database, userID, interval in
       try await SQLiteGratitudeJournal(writer: database.writer).lists(userID: userID, in: interval).map {

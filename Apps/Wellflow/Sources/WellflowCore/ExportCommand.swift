@@ -16,6 +16,10 @@ public struct ExportConfiguration: Sendable {
   public var format: Format = .csv
   /// The zone the times are written in (and the days are read in).
   public var timeZone: TimeZone = .current
+  /// The features' storage the folder is read with, and whose exports are written: the
+  /// app's (`WellflowFeatures.schema`); an app composed with more features gives its own
+  /// (`SQLiteSchema(features.storage)`).
+  public var schema: SQLiteSchema = WellflowFeatures.schema
 
   public init(dataDirectory: String) {
     self.dataDirectory = dataDirectory
@@ -42,7 +46,7 @@ public struct ExportRecord: Sendable, Equatable {
 }
 
 /// `wellflow export`: a user's entries from an app data folder, of every feature that
-/// registered an export (`FeatureStorage.export`: mood and journal entries), as CSV
+/// registered an export (`FeatureStorage.export`; the shipped app's: mood and journal entries), as CSV
 /// (RFC 4180) or a JSON array, oldest first, times in ISO 8601 with their offset.
 public enum ExportCommand {
   /// Writes the export with `write` (the whole text at once); errors go to `console.err`.
@@ -52,7 +56,10 @@ public enum ExportCommand {
   ) async -> Int32 {
     do {
       let records = try await read(configuration)
-      write(render(records, format: configuration.format, timeZone: configuration.timeZone))
+      write(
+        render(
+          records, format: configuration.format, timeZone: configuration.timeZone,
+          exports: exports(of: configuration.schema)))
       return 0
     } catch let error as ExportError {
       console.err("wellflow export: \(error.message)")
@@ -120,7 +127,7 @@ public enum ExportCommand {
     let database: WellflowDatabase
     do {
       database = try WellflowDatabase.openForReading(
-        directory: directory, schema: WellflowFeatures.schema, legacyTimeZone: configuration.timeZone)
+        directory: directory, schema: configuration.schema, legacyTimeZone: configuration.timeZone)
     } catch WellflowDatabase.ReadError.newerVersion(_, let unknown) {
       throw ExportError(
         message:
@@ -129,7 +136,7 @@ public enum ExportCommand {
       )
     }
     var records: [ExportRecord] = []
-    for export in exports {
+    for export in exports(of: configuration.schema) {
       records += try await export.read(database, configuration.userID, interval).map {
         ExportRecord(type: export.type, row: $0)
       }
@@ -141,7 +148,12 @@ public enum ExportCommand {
   }
 
   /// The features' exports, in the app's order.
-  public static var exports: [FeatureExport] { WellflowFeatures.schema.features.compactMap(\.export) }
+  public static var exports: [FeatureExport] { exports(of: WellflowFeatures.schema) }
+
+  /// The exports of the features `schema` is made of, in its order.
+  public static func exports(of schema: SQLiteSchema) -> [FeatureExport] {
+    schema.features.compactMap(\.export)
+  }
 
   /// The records as `format`; `exports` are the registrations whose columns the CSV has.
   public static func render(
@@ -155,7 +167,7 @@ public enum ExportCommand {
   }
 
   /// `type`, `date`, then every feature's columns in the app's order, each once.
-  static func csvHeader(_ exports: [FeatureExport]) -> [String] {
+  public static func csvHeader(_ exports: [FeatureExport]) -> [String] {
     var header = ["type", "date"]
     for column in exports.flatMap(\.columns) where !header.contains(column) { header.append(column) }
     return header

@@ -1,5 +1,5 @@
 import FlowKit
-import MoodTracking
+import MoodTrackingDomain
 
 /// A kind of data a step contributes to the check-in, named by a type so that a step
 /// from another module reads and writes its own data typed (`draft[Breaths.self]`), and

@@ -1,5 +1,5 @@
 import FlowKit
-import MoodTracking
+import MoodTrackingDomain
 
 /// How the person meets the feeling (the Evaluating step).
 public enum MoodEvaluation: String, CaseIterable, Sendable, Hashable, Codable {

@@ -1,6 +1,6 @@
 import FlowKit
 import Foundation
-import MoodTracking
+import MoodTrackingDomain
 
 /// Where the check-in keeps its settings in the user's key-value store.
 public enum CheckInKeys {

@@ -1,5 +1,5 @@
 import FlowKit
-import MoodTracking
+import MoodTrackingDomain
 
 /// What a step shows: the coordinator adds the id, progress, alert and navigation.
 public struct CheckInPage: Sendable, Equatable {

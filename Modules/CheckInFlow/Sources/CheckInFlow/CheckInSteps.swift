@@ -1,5 +1,5 @@
 import FlowKit
-import MoodTracking
+import MoodTrackingDomain
 
 /// The Pet greets the person before their first check-in.
 public struct PetStep: CheckInStep {

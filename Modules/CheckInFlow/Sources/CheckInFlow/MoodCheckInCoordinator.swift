@@ -1,6 +1,6 @@
 import FlowKit
 import Foundation
-import MoodTracking
+import MoodTrackingDomain
 
 /// The mood check-in (flow `checkin`): a variant's steps over one draft, an exit
 /// confirmation, and a save through MoodTracking before the one ending.

@@ -1,6 +1,6 @@
 import FlowKit
 import Foundation
-import MoodTracking
+import MoodTrackingDomain
 
 /// What a completed check-in produced, as it was saved.
 public struct MoodCheckInData: Sendable, Equatable, FlowFollowUp {

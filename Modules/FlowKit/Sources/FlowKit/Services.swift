@@ -35,6 +35,15 @@ public struct Services: Sendable {
 
   /// Whether the port a feature declared is provided.
   public func satisfies(_ requirement: ServiceRequirement) -> Bool { values[requirement.key] != nil }
+
+  /// Only the ports these requirements name: what a test gives a feature to check that it
+  /// reads no port it did not declare.
+  public func restricted(to requirements: some Sequence<ServiceRequirement>) -> Services {
+    let keys = Set(requirements.map(\.key))
+    var kept = Services()
+    kept.values = values.filter { keys.contains($0.key) }
+    return kept
+  }
 }
 
 /// What every flow, query and launch rule can reach.

@@ -115,27 +115,63 @@ public final class SQLiteSchema: Sendable {
   public let outboxEntities: [SQLiteOutboxEntity]
   let scratchDatabases: ScratchDatabases
 
+  /// What the app's composition got wrong, if anything: then every database opened with
+  /// this schema (and `AppContainer.open()`) throws it instead of running.
+  public let problem: SQLiteSchemaError?
+
   /// Two migrations with one identifier, or two features claiming one outbox entity, are
-  /// a mistake in the app's composition, caught on its first use.
+  /// a mistake in the app's composition: its first use throws `problem` (the first of
+  /// each is kept, so nothing here stops the process).
   public init(_ features: [FeatureStorage]) {
     self.features = features
-    let migrations = Self.shared + features.flatMap(\.migrations)
-    var seen: Set<String> = []
-    for migration in migrations {
-      precondition(
-        seen.insert(migration.identifier).inserted,
-        "the migration \(migration.identifier) is registered twice (features: "
-          + "\(features.map(\.name).joined(separator: ", ")))")
+    let owned =
+      Self.shared.map { (owner: Self.sharedOwner, migration: $0) }
+      + features.flatMap { feature in feature.migrations.map { (owner: feature.name, migration: $0) } }
+    var owners: [String: [String]] = [:]
+    var migrations: [SQLiteMigration] = []
+    var problem: SQLiteSchemaError?
+    for (owner, migration) in owned {
+      if let first = owners[migration.identifier] {
+        owners[migration.identifier] = first + [owner]
+        problem = problem ?? .duplicateMigration(migration.identifier, owners: [])
+      } else {
+        owners[migration.identifier] = [owner]
+        migrations.append(migration)
+      }
+    }
+    if case .duplicateMigration(let identifier, _) = problem {
+      problem = .duplicateMigration(identifier, owners: owners[identifier] ?? [])
+    }
+    var entities: [OutboxEntity: [String]] = [:]
+    var outboxEntities: [SQLiteOutboxEntity] = []
+    for feature in features {
+      for entity in feature.outboxEntities {
+        if let first = entities[entity.entity] {
+          entities[entity.entity] = first + [feature.name]
+          if problem == nil { problem = .duplicateOutboxEntity(entity.entity.rawValue, owners: []) }
+        } else {
+          entities[entity.entity] = [feature.name]
+          outboxEntities.append(entity)
+        }
+      }
+    }
+    if case .duplicateOutboxEntity(let entity, _) = problem {
+      problem = .duplicateOutboxEntity(entity, owners: entities[OutboxEntity(rawValue: entity)] ?? [])
     }
     self.migrations = migrations
-    outboxEntities = features.flatMap(\.outboxEntities)
-    var entities: Set<OutboxEntity> = []
-    for entity in outboxEntities {
-      precondition(
-        entities.insert(entity.entity).inserted, "the outbox entity \(entity.entity) is registered twice")
-    }
-    scratchDatabases = ScratchDatabases { try Self.freshDatabase(migrations) }
+    self.outboxEntities = outboxEntities
+    self.problem = problem
+    let kept = migrations
+    scratchDatabases = ScratchDatabases { try Self.freshDatabase(kept) }
   }
+
+  /// Throws `problem`, if the composition has one.
+  public func check() throws(SQLiteSchemaError) {
+    if let problem { throw problem }
+  }
+
+  /// Who registers the shared migrations, in messages.
+  static let sharedOwner = "the shared tables"
 
   /// The migrations in order, as GRDB runs them on a file.
   public func migrator(legacyTimeZone: TimeZone = .current) -> DatabaseMigrator {
@@ -209,4 +245,25 @@ public final class SQLiteSchema: Sendable {
       try db.execute(sql: "DELETE FROM outbox WHERE status = 'synced'")
     },
   ]
+}
+
+/// A mistake in the features' storage an app composed: two registrations of what must be
+/// registered once.
+public enum SQLiteSchemaError: Error, Equatable, CustomStringConvertible {
+  /// Two registrations of one migration identifier, by these (features' storage names, or
+  /// the shared tables), in the app's order.
+  case duplicateMigration(String, owners: [String])
+  /// Two features claiming one outbox entity.
+  case duplicateOutboxEntity(String, owners: [String])
+
+  public var description: String {
+    switch self {
+    case .duplicateMigration(let identifier, let owners):
+      "the migration '\(identifier)' is registered twice (by \(owners.joined(separator: " and "))): "
+        + "a migration identifier is registered once, so give each feature's migrations its own prefix"
+    case .duplicateOutboxEntity(let entity, let owners):
+      "the outbox entity '\(entity)' is registered twice (by \(owners.joined(separator: " and "))): "
+        + "each feature names the outbox rows of its entities with a name of its own"
+    }
+  }
 }

@@ -13,6 +13,7 @@ public final class WellflowDatabase: Sendable {
 
   /// `legacyTimeZone` places old progress rows on the user's calendar days.
   public init(writer: any DatabaseWriter, schema: SQLiteSchema, legacyTimeZone: TimeZone = .current) throws {
+    try schema.check()
     self.writer = writer
     self.schema = schema
     try schema.migrator(legacyTimeZone: legacyTimeZone).migrate(writer)
@@ -29,6 +30,8 @@ public final class WellflowDatabase: Sendable {
   public static func open(directory: URL, schema: SQLiteSchema, legacyTimeZone: TimeZone = .current) throws
     -> WellflowDatabase
   {
+    // A composition mistake stops here, before anything is written.
+    try schema.check()
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return try FileLock.exclusively(directory.appendingPathComponent(lockFileName)) {
       var configuration = Configuration()
@@ -58,6 +61,7 @@ public final class WellflowDatabase: Sendable {
   public static func openForReading(directory: URL, schema: SQLiteSchema, legacyTimeZone: TimeZone = .current)
     throws -> WellflowDatabase
   {
+    try schema.check()
     let path = directory.appendingPathComponent(fileName).path
     guard FileManager.default.fileExists(atPath: path) else { throw ReadError.missing(path: path) }
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -121,7 +125,8 @@ public final class WellflowDatabase: Sendable {
   /// migrations (`SQLiteSchema.freshDatabase`); later ones are databases no one holds any
   /// more, emptied back to what a new one holds (`ScratchDatabases`).
   public static func scratch(schema: SQLiteSchema) throws -> WellflowDatabase {
-    WellflowDatabase(migrated: try schema.scratchDatabases.take(), schema: schema)
+    try schema.check()
+    return WellflowDatabase(migrated: try schema.scratchDatabases.take(), schema: schema)
   }
 
   private init(migrated writer: any DatabaseWriter, schema: SQLiteSchema) {

@@ -169,8 +169,9 @@ public enum SyncServiceKey: ServiceKey {
 }
 
 /// The queries scripts read the backend with: `backend.<resource>.count`, one for each
-/// registered resource (`SyncingFeature` registers them; `outbox.*` belong to
-/// MoodTracking, which owns the outbox port).
+/// registered resource (`SyncingFeature` registers them). The outbox's own queries
+/// (`outbox.pending`, `outbox.failed`) read FlowKit's `OutboxKey` port, which the app
+/// provides; a feature registers them, not Sync.
 public enum SyncFeature {
   public static func registerCount(of resource: SyncResource, in registry: inout FlowRegistry)
     throws(RegistryError)

@@ -93,11 +93,14 @@ public final class AppContainer {
   }
 
   /// Opens storage and composes the host, unless the app is already running. Throws
-  /// `CompositionError` when a feature's declared port is not provided, and storage
-  /// errors when the database cannot be opened.
+  /// `CompositionError` when a feature's declared port is not provided,
+  /// `SQLiteSchemaError` when two features' storage register one migration or outbox
+  /// entity, and storage errors when the database cannot be opened.
   @discardableResult
   public func open() throws -> FlowHost {
     if let host { return host }
+    // Two features' storage claiming one migration or outbox entity (in every mode).
+    try schema.check()
     let keyValueStore: any KeyValueStore
     var services = Services()
     var database: WellflowDatabase?
