@@ -386,7 +386,9 @@ struct ExportCommandTests {
       .appendingPathComponent("../../Apps/Wellflow/Sources/WellflowCore/ExportCommand.swift").standardized
     let imports = try String(contentsOf: source, encoding: .utf8).split(separator: "\n")
       .filter { $0.hasPrefix("import ") }.map { String($0.dropFirst("import ".count)) }
-    // YAMLTree: `clipped` for the refused --user (the YAML reader names no feature either).
-    #expect(imports == ["FlowKit", "Foundation", "Storage", "WellflowComposition", "YAMLTree"])
+    // YAMLTree: `clipped` for the refused --user (the YAML reader names no feature either);
+    // ArgumentParser: the configuration declares the command's options.
+    #expect(
+      imports == ["ArgumentParser", "FlowKit", "Foundation", "Storage", "WellflowComposition", "YAMLTree"])
   }
 }

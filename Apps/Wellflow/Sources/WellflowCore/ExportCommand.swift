@@ -1,3 +1,4 @@
+import ArgumentParser
 import FlowKit
 import Foundation
 import Storage
@@ -5,24 +6,56 @@ import WellflowComposition
 import YAMLTree
 
 /// Everything `wellflow export` takes.
-public struct ExportConfiguration: Sendable {
-  public enum Format: String, Sendable, CaseIterable { case csv, json }
+/// Everything `wellflow export` takes, declared once: the command line parses it.
+public struct ExportConfiguration: ParsableArguments, Sendable {
+  public enum Format: String, Sendable, CaseIterable, ExpressibleByArgument { case csv, json }
 
+  @Option(name: .customLong("data-dir"), help: "The app's data folder.")
   public var dataDirectory: String
+
+  @Option(name: .customLong("user"), help: "Whose entries (a script's `user:`).")
   public var userID: String = "user-1"
+
   /// Days `YYYY-MM-DD`, both included, in `timeZone`.
+  @Option(help: ArgumentHelp("The first day to export, YYYY-MM-DD.", valueName: "DATE"))
   public var from: String?
+
+  @Option(help: ArgumentHelp("The last day to export, YYYY-MM-DD.", valueName: "DATE"))
   public var to: String?
+
+  @Option(help: "Output format: csv or json.")
   public var format: Format = .csv
-  /// The zone the times are written in (and the days are read in).
+
+  @Option(
+    name: .customLong("timezone"),
+    help: ArgumentHelp("The time zone of times and days (default: this machine's).", valueName: "ZONE"))
+  public var timeZoneName: String?
+
+  /// The zone the times are written in (and the days are read in): --timezone's, once
+  /// `validate()` has checked it, else this machine's.
   public var timeZone: TimeZone = .current
   /// The features' storage the folder is read with, and whose exports are written: the
   /// app's (`WellflowFeatures.schema`); an app composed with more features gives its own
   /// (`SQLiteSchema(features.storage)`).
   public var schema: SQLiteSchema = WellflowFeatures.schema
 
+  /// The options only: the zone and the schema are set in code, not parsed.
+  private enum CodingKeys: String, CodingKey {
+    case dataDirectory, userID, from, to, format, timeZoneName
+  }
+
+  public init() {}
+
   public init(dataDirectory: String) {
-    self.dataDirectory = dataDirectory
+    self = .parsed(["--data-dir=\(dataDirectory)"])
+  }
+
+  public mutating func validate() throws {
+    guard let timeZoneName else { return }
+    guard let zone = TimeZone(identifier: timeZoneName) else {
+      throw ValidationError("--timezone '\(timeZoneName)' is not a time zone (e.g. Europe/Berlin, UTC)")
+    }
+    timeZone = zone
   }
 }
 

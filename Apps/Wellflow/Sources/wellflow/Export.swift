@@ -2,8 +2,11 @@ import ArgumentParser
 import Foundation
 import WellflowCore
 
-struct Export: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The command is its configuration: every option is declared once, in WellflowCore.
+typealias Export = ExportConfiguration
+
+extension Export: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
     commandName: "export",
     abstract: "Write a user's entries from an app data folder as CSV or JSON.",
     discussion: """
@@ -32,40 +35,8 @@ struct Export: AsyncParsableCommand {
         wellflow export --data-dir /tmp/wf --format json > moods.json
       """)
 
-  @Option(name: .customLong("data-dir"), help: "The app's data folder.")
-  var dataDir: String
-
-  @Option(help: "Whose entries (a script's `user:`).")
-  var user: String = "user-1"
-
-  @Option(help: ArgumentHelp("The first day to export, YYYY-MM-DD.", valueName: "DATE"))
-  var from: String?
-
-  @Option(help: ArgumentHelp("The last day to export, YYYY-MM-DD.", valueName: "DATE"))
-  var to: String?
-
-  @Option(help: "Output format: csv or json.")
-  var format: ExportConfiguration.Format = .csv
-
-  @Option(help: ArgumentHelp("The time zone of times and days (default: this machine's).", valueName: "ZONE"))
-  var timezone: String?
-
-  func run() async throws {
-    var configuration = ExportConfiguration(dataDirectory: dataDir)
-    configuration.userID = user
-    configuration.from = from
-    configuration.to = to
-    configuration.format = format
-    if let timezone {
-      guard let zone = TimeZone(identifier: timezone) else {
-        throw ValidationError("--timezone '\(timezone)' is not a time zone (e.g. Europe/Berlin, UTC)")
-      }
-      configuration.timeZone = zone
-    }
-    let code = await ExportCommand.execute(
-      configuration, write: { StandardStreams.out($0) }, console: .standard)
+  public func run() async throws {
+    let code = await ExportCommand.execute(self, write: { StandardStreams.out($0) }, console: .standard)
     if code != 0 { throw ExitCode(code) }
   }
 }
-
-extension ExportConfiguration.Format: ExpressibleByArgument {}
