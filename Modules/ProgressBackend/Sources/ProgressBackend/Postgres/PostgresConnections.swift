@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 import Logging
 import NIOCore
@@ -164,11 +165,35 @@ extension PostgresConnection {
     do {
       value = try await body(self)
     } catch {
-      _ = try? await query("ROLLBACK", logger: logger)
+      await rollBack(logger: logger)
       throw error
     }
     try await query("COMMIT", logger: logger)
     return value
+  }
+
+  /// ROLLBACK after a failure, unless the connection is gone: then the server has rolled
+  /// back, and a query written to a closed channel is dropped by the driver without an
+  /// answer, so waiting for one would never end (a database that went away mid-insert hung
+  /// `run --events` here). The ROLLBACK is given up once the connection closes.
+  private func rollBack(logger: Logger) async {
+    guard !isClosed else { return }
+    let ended = Locked(false)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let once: @Sendable () -> Void = {
+        if ended.withLock({ done -> Bool in
+          defer { done = true }
+          return !done
+        }) {
+          continuation.resume()
+        }
+      }
+      closeFuture.whenComplete { _ in once() }
+      Task {
+        _ = try? await self.query("ROLLBACK", logger: logger)
+        once()
+      }
+    }
   }
 
   /// Runs `statements` one by one (the extended protocol takes one statement a query).
