@@ -125,18 +125,21 @@ post() {
   wrk -t1 -c"$2" -d"${seconds}s" -H "X-API-Key: $WELLFLOW_API_KEY" -H "Authorization: Bearer $token" \
     -s "$work/post.lua" "$1/api/v1/progress" >"$3"
 }
-post_runs=""
-for _ in $(seq 1 "$runs"); do
-  load="$(cut -d' ' -f1 /proc/loadavg)"
-  post "$first" "$connections" "$work/one.out"
-  one="$(rate "$work/one.out")"
-  post "$first" $((connections / 2)) "$work/two-a.out" &
-  wrk_a=$!
-  post "$second" $((connections / 2)) "$work/two-b.out"
-  wait "$wrk_a"
-  two="$(python3 -c "print($(rate "$work/two-a.out") + $(rate "$work/two-b.out"))")"
-  post_runs="$post_runs $one:$two:$load"
-done
+# RUNS rounds of: one serve under wrk, then both at once; each round "one:two:load".
+post_rounds() {
+  for _ in $(seq 1 "$runs"); do
+    load="$(cut -d' ' -f1 /proc/loadavg)"
+    post "$first" "$connections" "$work/one.out"
+    one="$(rate "$work/one.out")"
+    post "$first" $((connections / 2)) "$work/two-a.out" &
+    wrk_a=$!
+    post "$second" $((connections / 2)) "$work/two-b.out"
+    wait "$wrk_a"
+    two="$(python3 -c "print($(rate "$work/two-a.out") + $(rate "$work/two-b.out"))")"
+    printf ' %s:%s:%s' "$one" "$two" "$load"
+  done
+}
+post_runs="$(post_rounds)"
 
 # 2b. The same with each serve held to a share of a core (REPLICA_CORES, default 0.4) by a
 # cgroup CPU quota, as replicas on machines of their own would be: on 2 cores one serve,
@@ -159,17 +162,7 @@ cap() { # cap PID N: the process in a cgroup of its own with a quota of replica_
   echo "$1" >"$group/cgroup.procs"
 }
 if cap "$(sed -n 1p "$work/serve.pids")" 1 2>/dev/null && cap "$(sed -n 2p "$work/serve.pids")" 2 2>/dev/null; then
-  for _ in $(seq 1 "$runs"); do
-    load="$(cut -d' ' -f1 /proc/loadavg)"
-    post "$first" "$connections" "$work/one.out"
-    one="$(rate "$work/one.out")"
-    post "$first" $((connections / 2)) "$work/two-a.out" &
-    wrk_a=$!
-    post "$second" $((connections / 2)) "$work/two-b.out"
-    wait "$wrk_a"
-    two="$(python3 -c "print($(rate "$work/two-a.out") + $(rate "$work/two-b.out"))")"
-    capped_runs="$capped_runs $one:$two:$load"
-  done
+  capped_runs="$(post_rounds)"
 fi
 
 # 3. Sync of 10,000 entries to a PostgreSQL-backed serve.

@@ -58,6 +58,18 @@ enum PostgresForTests {
   static let script = root.appendingPathComponent("Apps/Wellflow/Scripts/experiment-checkin.yaml").path
   static let experiments = root.appendingPathComponent("Apps/Wellflow/Experiments/checkin-length.yaml").path
 
+  /// The check-in experiment's script for `users` users, quietly, in one job, its events to
+  /// `events` (a file or a database URL).
+  static func runCheckIn(users: Int, events: String) async -> RunOutcome {
+    await wellflowRun([script]) {
+      $0.experimentsPath = experiments
+      $0.users = users
+      $0.jobs = 1
+      $0.eventsPath = events
+      $0.quiet = true
+    }
+  }
+
   func report(
     _ events: String, experiments: String? = nil, experiment: String = "checkin-length",
     format: ReportConfiguration.Format = .json
@@ -98,13 +110,7 @@ enum PostgresForTests {
   func aDatabaseLostInTheMiddleOfTheReportIsOneLineAndTheNextReportIsWhole() async throws {
     let workspace = Workspace()
     let file = workspace.path("events.ndjson")
-    let made = await wellflowRun([Self.script]) {
-      $0.experimentsPath = Self.experiments
-      $0.users = 20
-      $0.jobs = 1
-      $0.eventsPath = file
-      $0.quiet = true
-    }
+    let made = await Self.runCheckIn(users: 20, events: file)
     #expect(made.code == 0, "\(made.errText)")
     let location = try await Self.database(with: file)
     func through(_ proxy: CuttingProxy) -> String {
@@ -154,13 +160,7 @@ enum PostgresForTests {
     )
     let url = "\(location)"
     func run() async -> RunOutcome {
-      await wellflowRun([Self.script]) {
-        $0.experimentsPath = Self.experiments
-        $0.users = 20
-        $0.jobs = 1
-        $0.eventsPath = url
-        $0.quiet = true
-      }
+      await Self.runCheckIn(users: 20, events: url)
     }
     let lost = await run()
     #expect(lost.code == 2)
@@ -184,24 +184,12 @@ enum PostgresForTests {
   func theReportFromPostgresIsTheReportFromTheFile() async throws {
     let workspace = Workspace()
     let file = workspace.path("events.ndjson")
-    let fromFile = await wellflowRun([Self.script]) {
-      $0.experimentsPath = Self.experiments
-      $0.users = 40
-      $0.jobs = 1
-      $0.eventsPath = file
-      $0.quiet = true
-    }
+    let fromFile = await Self.runCheckIn(users: 40, events: file)
     #expect(fromFile.code == 0, "\(fromFile.errText)")
     let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").count
     // The same run, its events to PostgreSQL: all of them arrive.
     let location = try await PostgresForTests.freshDatabase()
-    let toDatabase = await wellflowRun([Self.script]) {
-      $0.experimentsPath = Self.experiments
-      $0.users = 40
-      $0.jobs = 1
-      $0.eventsPath = "\(location)"
-      $0.quiet = true
-    }
+    let toDatabase = await Self.runCheckIn(users: 40, events: "\(location)")
     #expect(toDatabase.code == 0, "\(toDatabase.errText)")
     #expect(try await PostgresForTests.count("SELECT COUNT(*) FROM events", on: location) == lines)
     // The file's own events in another database: the reports are equal, with and without
@@ -769,13 +757,7 @@ enum PostgresForTests {
   func factsFollowEveryChangeToTheEventsTable() async throws {
     let workspace = Workspace()
     let file = workspace.path("events.ndjson")
-    let run = await wellflowRun([Self.script]) {
-      $0.experimentsPath = Self.experiments
-      $0.users = 30
-      $0.jobs = 1
-      $0.eventsPath = file
-      $0.quiet = true
-    }
+    let run = await Self.runCheckIn(users: 30, events: file)
     #expect(run.code == 0, "\(run.errText)")
     let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
     let database = try await Self.database(with: file)
