@@ -338,19 +338,21 @@ enum DocumentedCommands {
     isServer(command) || command.contains("--backend") || command.contains("postgres://")
   }
 
-  /// `serve` or `preview`: runs until stopped.
-  static func isServer(_ command: String) -> Bool {
+  /// The words after `wellflow` (or `swift run wellflow`), without a trailing `&`.
+  static func wellflowArguments(_ command: String) -> [String] {
     let words = command.replacingOccurrences(of: "swift run wellflow ", with: "wellflow ")
-      .components(separatedBy: " ")
-    guard let index = words.firstIndex(of: "wellflow"), index + 1 < words.count else { return false }
-    return ["serve", "preview"].contains(words[index + 1])
+      .components(separatedBy: " ").filter { !$0.isEmpty && $0 != "&" }
+    return Array(words.drop { $0 != "wellflow" }.dropFirst())
   }
 
-  /// A server command's arguments after `wellflow`, on a free port, without the `&`.
+  /// `serve` or `preview`: runs until stopped.
+  static func isServer(_ command: String) -> Bool {
+    ["serve", "preview"].contains(wellflowArguments(command).first ?? "")
+  }
+
+  /// A server command's arguments after `wellflow`, on a free port.
   static func serverArguments(_ command: String) -> [String] {
-    var words = command.replacingOccurrences(of: "swift run wellflow ", with: "wellflow ")
-      .components(separatedBy: " ").filter { !$0.isEmpty && $0 != "&" }
-    words = Array(words.drop { $0 != "wellflow" }.dropFirst())
+    var words = wellflowArguments(command)
     if let port = words.firstIndex(of: "--port"), port + 1 < words.count {
       words[port + 1] = "0"
     } else {
@@ -421,13 +423,14 @@ enum DocumentedCommands {
       }
       if let backend { local = local.replacingOccurrences(of: documentedBackend, with: backend) }
       if isServer(local), runnable {
-        let server = try PreviewProcess(serverArguments(local), in: folder)
+        let arguments = serverArguments(local)
+        let server = try PreviewProcess(arguments, in: folder)
         servers.append((command, server))
         let line = await server.waitForLine { $0.contains("http://127.0.0.1:") }
         let url = line.flatMap { $0.components(separatedBy: " ").first { $0.hasPrefix("http://127.0.0.1:") } }
         #expect(
           url != nil, "\(source): `\(command)` printed no address:\n\(server.output.joined(separator: "\n"))")
-        if serverArguments(local).first == "serve", let url { backend = url }
+        if arguments.first == "serve", let url { backend = url }
       } else if !runnable || local.contains(documentedBackend) {
         try checkArguments(local, binary: binary, in: folder, source: source)
       } else {
@@ -457,9 +460,8 @@ enum DocumentedCommands {
       #expect(result.status == 0, "\(source): `\(inner)` exited \(result.status):\n\(result.output)")
       outer = String(command[..<start.lowerBound]) + String(command[end.upperBound...])
     }
-    let words = outer.replacingOccurrences(of: "swift run wellflow ", with: "wellflow ")
-      .components(separatedBy: " ").filter { !$0.isEmpty }
-    let subcommand = words[words.firstIndex(of: "wellflow")! + 1]
+    let words = wellflowArguments(outer)
+    let subcommand = try #require(words.first, "\(source): `\(command)` names no command")
     let help = try bash("\"$WELLFLOW\" \(subcommand) --help", binary: binary, in: folder)
     #expect(help.status == 0, "\(source): `wellflow \(subcommand) --help` exited \(help.status)")
     for option in words where option.hasPrefix("--") {

@@ -75,7 +75,7 @@ public enum JSONText {
     switch value {
     case .null: bytes += "null".utf8
     case .bool(let flag): bytes += (flag ? "true" : "false").utf8
-    case .number(let number): bytes += self.number(number).utf8
+    case .number(let number): appendNumber(number, to: &bytes)
     case .string(let text): appendString(text, to: &bytes)
     case .array(let values):
       bytes.append(UInt8(ascii: "["))
@@ -111,7 +111,7 @@ public enum JSONText {
   }
 
   static func appendOptional(_ number: Int?, to bytes: inout [UInt8]) {
-    if let number { bytes += String(number).utf8 } else { bytes += "null".utf8 }
+    if let number { appendInteger(number, to: &bytes) } else { bytes += "null".utf8 }
   }
 
   /// `{"data": value}`: how every answer wraps its value.
@@ -146,17 +146,6 @@ extension String: JSONStringText {
 
 extension ProgressRecord: JSONWritable {
   public func appendJSON(to bytes: inout [UInt8]) {
-    Self.appendJSON(
-      id: id, type: type, quantity: quantity, date: date, notes: notes, loggedAt: loggedAt, entryID: entryID,
-      to: &bytes)
-  }
-
-  /// A row's JSON from its fields, whatever form their text has.
-  @inlinable
-  public static func appendJSON<Text: JSONStringText>(
-    id: Text, type: Text, quantity: Double, date: Text, notes: Text?, loggedAt: Text?, entryID: Text?,
-    to bytes: inout [UInt8]
-  ) {
     JSONWriter().append(
       id: id, type: type, quantity: quantity, date: date, notes: notes, loggedAt: loggedAt, entryID: entryID,
       to: &bytes)
@@ -235,7 +224,7 @@ extension JournalRecord: JSONWritable {
     JSONText.appendName(Key.createdAt.rawValue, first: true, to: &bytes)
     JSONText.appendString(createdAt, to: &bytes)
     JSONText.appendName(Key.curriculumID.rawValue, to: &bytes)
-    bytes += String(curriculumID).utf8
+    JSONText.appendInteger(curriculumID, to: &bytes)
     JSONText.appendName(Key.id.rawValue, to: &bytes)
     JSONText.appendString(id, to: &bytes)
     JSONText.appendName(Key.initiatedBy.rawValue, to: &bytes)

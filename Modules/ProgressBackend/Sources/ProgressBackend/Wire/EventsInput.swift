@@ -103,7 +103,7 @@ struct EventsInput: Sendable {
         switch fields[key]! {
         case .null: bytes += "null".utf8
         case .bool(let value): bytes += (value ? "true" : "false").utf8
-        case .number(let value): bytes += JSONText.number(value).utf8
+        case .number(let value): JSONText.appendNumber(value, to: &bytes)
         case .string(let text): JSONText.appendString(text, to: &bytes)
         case .array, .object: bytes += "null".utf8
         }
