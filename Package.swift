@@ -20,6 +20,10 @@ let package = Package(
   products: [
     .library(name: "FlowKit", targets: ["FlowKit"]),
     .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
+    // Each feature's in-memory adapters, for the tests of the feature and of what uses it.
+    .library(name: "MoodTrackingTesting", targets: ["MoodTrackingTesting"]),
+    .library(name: "JournalTesting", targets: ["JournalTesting"]),
+    .library(name: "RemindersTesting", targets: ["RemindersTesting"]),
     .library(name: "Onboarding", targets: ["Onboarding"]),
     .library(name: "Storage", targets: ["Storage"]),
     .library(name: "MoodTrackingSQLite", targets: ["MoodTrackingSQLite"]),
@@ -98,6 +102,10 @@ let package = Package(
     .target(
       name: "MoodTracking", dependencies: ["FlowKit", "MoodTrackingDomain"],
       path: "Modules/MoodTracking/Sources/MoodTracking", resources: [.copy("Localization")]),
+    // The mood ports in memory, for tests; no app links it.
+    .target(
+      name: "MoodTrackingTesting", dependencies: ["MoodTrackingDomain", "FlowKit", "FlowKitTesting"],
+      path: "Modules/MoodTracking/Sources/MoodTrackingTesting"),
     .target(
       name: "CheckInFlow", dependencies: ["FlowKit", "MoodTrackingDomain"],
       path: "Modules/CheckInFlow/Sources/CheckInFlow", resources: [.copy("Localization")]
@@ -109,6 +117,9 @@ let package = Package(
       name: "Journal", dependencies: ["FlowKit", "JournalCatalog"], path: "Modules/Journal/Sources/Journal",
       resources: [.copy("Localization")]
     ),
+    .target(
+      name: "JournalTesting", dependencies: ["Journal", "FlowKit"],
+      path: "Modules/Journal/Sources/JournalTesting"),
     // Shared SQLite plumbing: opening, WAL, locks, scratch databases, the outbox table and
     // running every registered feature's migrations. It names no feature.
     .target(
@@ -141,6 +152,9 @@ let package = Package(
     .target(
       name: "Reminders", dependencies: ["FlowKit", "MoodTrackingDomain"],
       path: "Modules/Reminders/Sources/Reminders", resources: [.copy("Localization")]),
+    .target(
+      name: "RemindersTesting", dependencies: ["Reminders", "FlowKit"],
+      path: "Modules/Reminders/Sources/RemindersTesting"),
     // The generic outbox sender and puller; each feature registers its resources.
     .target(name: "Sync", dependencies: ["FlowKit", "ProgressContract"], path: "Modules/Sync/Sources/Sync"),
     // Each feature's sync resource, beside the feature: its rows in the contract's words.
@@ -302,6 +316,7 @@ let package = Package(
     .testTarget(
       name: "FlowKitTestingTests",
       dependencies: [
+        "MoodTrackingTesting",
         "FlowKitTesting", "FlowKit", "CheckInFlow", "MoodTracking",
         // The guide's gratitude storage and its test host; its sync and the server it syncs to;
         // `wellflow export` of the app with the guide's features added.
@@ -313,6 +328,7 @@ let package = Package(
     .testTarget(
       name: "StorageTests",
       dependencies: [
+        "MoodTrackingTesting",
         "Storage", "MoodTracking", "Journal", "Reminders", "FlowKit", "FlowKitTesting",
         "MoodTrackingSQLite", "JournalSQLite", "RemindersSQLite", "WellflowComposition",
         .product(name: "GRDB", package: "GRDB.swift"),
@@ -321,22 +337,30 @@ let package = Package(
       exclude: ["Fixtures"]
     ),
     .testTarget(
-      name: "RemindersTests", dependencies: ["Reminders", "MoodTracking", "FlowKit", "FlowKitTesting"]),
+      name: "RemindersTests",
+      dependencies: [
+        "MoodTrackingTesting", "RemindersTesting", "Reminders", "MoodTracking", "FlowKit", "FlowKitTesting",
+      ]),
     .testTarget(
       name: "MoodTrackingTests",
-      dependencies: ["MoodTracking", "MoodTrackingDomain", "FlowKit", "FlowKitTesting"]),
+      dependencies: [
+        "MoodTrackingTesting", "MoodTracking", "MoodTrackingDomain", "FlowKit", "FlowKitTesting",
+      ]),
     .testTarget(
       name: "ExperimentsTests", dependencies: ["Experiments", "StrictJSON", "PythonSupport"],
       exclude: ["Fixtures"]),
     .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"]),
     // `python3` for the tests that compare with a Python reference.
     .target(name: "PythonSupport", path: "Tests/Support/PythonSupport"),
-    .testTarget(name: "JournalTests", dependencies: ["Journal", "FlowKit", "FlowKitTesting"]),
     .testTarget(
-      name: "CheckInFlowTests", dependencies: ["CheckInFlow", "MoodTracking", "FlowKit", "FlowKitTesting"]),
+      name: "JournalTests", dependencies: ["JournalTesting", "Journal", "FlowKit", "FlowKitTesting"]),
+    .testTarget(
+      name: "CheckInFlowTests",
+      dependencies: ["MoodTrackingTesting", "CheckInFlow", "MoodTracking", "FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "WellflowCompositionTests",
       dependencies: [
+        "MoodTrackingTesting",
         "WellflowComposition", "FlowKit", "FlowKitTesting", "Onboarding", "CheckInFlow", "Journal",
         "MoodTracking", "Reminders", "Storage", "Sync", "MoodTrackingSync",
       ]),
@@ -379,6 +403,7 @@ let package = Package(
     .testTarget(
       name: "SyncTests",
       dependencies: [
+        "FlowKitTesting", "MoodTrackingTesting",
         "Sync", "ProgressBackend", "MoodTracking", "Storage", "FlowKit", "Journal",
         "SyncHTTPClient", "SyncURLSession", "sync-crash-helper", "MoodTrackingSQLite", "WellflowComposition",
         "MoodTrackingSync", "JournalSync", "StrictJSON",

@@ -3,6 +3,7 @@ import FlowKit
 import FlowKitTesting
 import Foundation
 import MoodTracking
+import MoodTrackingTesting
 import Testing
 
 /// An error a fake throws (a full disk), or a walk that went astray.

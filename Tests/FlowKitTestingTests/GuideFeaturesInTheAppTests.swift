@@ -11,8 +11,8 @@ import WellflowCore
 
 /// The guide's claim, kept: adding gratitude (FlowKit.docc/PluginGuide.md) and breathing to
 /// the app is adding them to its one features list. Here that list is
-/// `WellflowFeatures.all` with them added, and nothing else is given: the app opens on
-/// SQLite and in memory through the features' own storage registrations, their flows and
+/// `WellflowFeatures.all` with them added, and nothing else is given: the app opens on a
+/// data folder and on a scratch database through the features' own storage registrations, their flows and
 /// reminders run, a relaunch keeps their data, sync sends their rows to a real server and
 /// `wellflow export` writes their columns.
 @MainActor
@@ -58,18 +58,15 @@ struct GuideFeaturesInTheAppTests {
   }
 
   /// The scheduler firing: the reminder is delivered through the adapter the feature's
-  /// storage installed for this storage mode.
-  private func deliverGratitudeReminder(_ host: FlowHost, _ storage: AppContainer.StorageMode) async throws {
+  /// storage installed.
+  private func deliverGratitudeReminder(_ host: FlowHost) async throws {
     let reminders = host.environment.services[GratitudeRemindersKey.self]
-    switch (storage, reminders) {
-    case (.sqlite, let sqlite as SQLiteGratitudeReminders):
-      try await sqlite.deliver(at: host.environment.clock.now)
-    case (.memory, let memory as InMemoryGratitudeReminders): memory.deliver(at: host.environment.clock.now)
-    default: Issue.record("\(storage) got \(type(of: reminders)) from GratitudeStorage")
-    }
+    let sqlite = try #require(
+      reminders as? SQLiteGratitudeReminders, "GratitudeStorage gave \(type(of: reminders))")
+    try await sqlite.deliver(at: host.environment.clock.now)
   }
 
-  @Test(arguments: [AppContainer.StorageMode.sqlite, .memory])
+  @Test(arguments: [AppContainer.StorageMode.sqlite, .sqliteScratch])
   func theAppOpensWithThemAndRunsTheirFlowsAndReminders(storage: AppContainer.StorageMode) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("guide-app-\(UUID())")
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -87,7 +84,7 @@ struct GuideFeaturesInTheAppTests {
 
     // Its evening reminder, delivered and opened.
     #expect(try await host.unopenedNotifications().contains("gratitude.reminder") == false)
-    try await deliverGratitudeReminder(host, storage)
+    try await deliverGratitudeReminder(host)
     #expect(try await host.unopenedNotifications().contains("gratitude.reminder"))
     try await host.openNotification("gratitude.reminder")
     await host.settle()
@@ -103,9 +100,7 @@ struct GuideFeaturesInTheAppTests {
     #expect(host.top == nil)
     #expect(try await host.query("breathing.count") == .number(1))
     try await host.environment.services[BreathingRemindersKey.self].deliver(at: host.environment.clock.now)
-    #expect(
-      (host.environment.services[BreathingRemindersKey.self] is SQLiteBreathingReminders)
-        == (storage == .sqlite))
+    #expect(host.environment.services[BreathingRemindersKey.self] is SQLiteBreathingReminders)
     try await host.openNotification("breathing.reminder")
     await host.settle()
     #expect(host.top?.flow == "breathing")

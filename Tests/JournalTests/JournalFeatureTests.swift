@@ -2,6 +2,7 @@ import FlowKit
 import FlowKitTesting
 import Foundation
 import Journal
+import JournalTesting
 import Testing
 
 @MainActor

@@ -2,6 +2,7 @@ import FlowKit
 import FlowKitTesting
 import Foundation
 import Journal
+import JournalTesting
 import Testing
 
 /// 2026-01-05T09:00Z, the runner's default start.

@@ -1,6 +1,7 @@
 import FlowKit
 import Foundation
 import MoodTracking
+import MoodTrackingTesting
 import Testing
 
 @Suite struct HealthMirrorTests {

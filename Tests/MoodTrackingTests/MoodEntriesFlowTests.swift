@@ -1,6 +1,7 @@
 import FlowKit
 import FlowKitTesting
 import Foundation
+import MoodTrackingTesting
 import Testing
 
 @testable import MoodTracking

@@ -1,6 +1,8 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import MoodTracking
+import MoodTrackingTesting
 import Testing
 
 @MainActor

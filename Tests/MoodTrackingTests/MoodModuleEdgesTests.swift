@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Storage, sync, reminders and the check-in link the mood domain, not the mood flows: their targets
+/// Storage, sync, reminders, the check-in and the mood ports' testing library link the mood domain, not the mood flows: their targets
 /// name `MoodTrackingDomain`, never `MoodTracking`, and their sources import only it.
 @Suite("Mood module edges")
 struct MoodModuleEdgesTests {
@@ -39,6 +39,7 @@ struct MoodModuleEdgesTests {
     ("MoodTrackingSync", "Modules/MoodTracking/Sources/MoodTrackingSync"),
     ("Reminders", "Modules/Reminders/Sources/Reminders"),
     ("CheckInFlow", "Modules/CheckInFlow/Sources/CheckInFlow"),
+    ("MoodTrackingTesting", "Modules/MoodTracking/Sources/MoodTrackingTesting"),
   ])
   func linksTheDomainNotTheFlows(target: String, folder: String) throws {
     let dependencies = try Self.dependencies(of: target)

@@ -1,6 +1,8 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import MoodTracking
+import MoodTrackingTesting
 
 /// A local date-time `YYYY-MM-DDTHH:MM` read in `zone`.
 func moment(_ text: String, _ zone: String = "UTC") -> Date {

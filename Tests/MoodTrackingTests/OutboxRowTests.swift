@@ -1,4 +1,5 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import MoodTracking
 import Testing

@@ -2,7 +2,9 @@ import FlowKit
 import FlowKitTesting
 import Foundation
 import MoodTracking
+import MoodTrackingTesting
 import Reminders
+import RemindersTesting
 import Testing
 
 @MainActor

@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import GRDB
 import MoodTracking
+import MoodTrackingTesting
 import Storage
 import Testing
 import WellflowComposition

@@ -82,7 +82,7 @@ struct SchemaTests {
     func notes(_ name: String) -> FeatureStorage {
       FeatureStorage(
         name: name, migrations: [SQLiteMigration("notes_v1") { db, _ in try db.execute(sql: "SELECT 1") }],
-        sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
+        sqliteAdapters: { _, _, _ in })
     }
     let schema = SQLiteSchema(WellflowFeatures.storage + [notes("Notes"), notes("Memos")])
     let expected = SQLiteSchemaError.duplicateMigration("notes_v1", owners: ["Notes", "Memos"])
@@ -105,7 +105,7 @@ struct SchemaTests {
     let shared = SQLiteSchema([
       FeatureStorage(
         name: "Settings", migrations: [SQLiteMigration("keyValues") { _, _ in }],
-        sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
+        sqliteAdapters: { _, _, _ in })
     ])
     #expect(shared.problem == .duplicateMigration("keyValues", owners: ["the shared tables", "Settings"]))
     // The app's own list has none.
@@ -117,7 +117,7 @@ struct SchemaTests {
     func claiming(_ name: String) -> FeatureStorage {
       FeatureStorage(
         name: name, outboxEntities: [SQLiteOutboxEntity(OutboxEntity(rawValue: "notes")) { _, _ in }],
-        sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
+        sqliteAdapters: { _, _, _ in })
     }
     let schema = SQLiteSchema([claiming("Notes"), claiming("Memos")])
     let expected = SQLiteSchemaError.duplicateOutboxEntity("notes", owners: ["Notes", "Memos"])
@@ -147,7 +147,7 @@ struct SchemaTests {
         SQLiteMigration("later") { db, _ in
           try db.execute(sql: "CREATE TABLE later (id INTEGER PRIMARY KEY); INSERT INTO later VALUES (7)")
         }
-      ], sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
+      ], sqliteAdapters: { _, _, _ in })
     let schema = SQLiteSchema(WellflowFeatures.storage + [later])
     let scratch = try WellflowDatabase.scratch(schema: schema)
     #expect(try scratch.writer.read { db in try Int.fetchOne(db, sql: "SELECT id FROM later") } == 7)
@@ -164,5 +164,5 @@ struct SchemaTests {
 /// A storing feature the app does not ship, added at the end of its list.
 private enum LaterStorage: StoringFeature {
   static let storage = FeatureStorage(
-    name: "Later", sqliteAdapters: { _, _, _ in }, memoryAdapters: { _ in { _, _ in } })
+    name: "Later", sqliteAdapters: { _, _, _ in })
 }

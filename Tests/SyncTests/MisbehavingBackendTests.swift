@@ -2,6 +2,7 @@ import FlowKit
 import Foundation
 import MoodTracking
 import MoodTrackingSQLite
+import MoodTrackingTesting
 import Storage
 import SyncHTTPClient
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import MoodTracking
 import MoodTrackingSQLite
 import MoodTrackingSync
+import MoodTrackingTesting
 import Storage
 import Sync
 import SyncHTTPClient

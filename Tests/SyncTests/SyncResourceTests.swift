@@ -1,4 +1,5 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
 import Journal
 import JournalSync

@@ -4,6 +4,7 @@ import FlowKitTesting
 import Foundation
 import Journal
 import MoodTracking
+import MoodTrackingTesting
 import Onboarding
 import Storage
 import Sync
@@ -30,7 +31,7 @@ enum StepsFeature: FlowFeature {
 
 @MainActor
 func container(
-  _ registry: FlowRegistry, storage: AppContainer.StorageMode = .memory, directory: URL? = nil,
+  _ registry: FlowRegistry, storage: AppContainer.StorageMode = .sqliteScratch, directory: URL? = nil,
   customize: (@MainActor (inout Services) -> Void)? = nil
 ) -> AppContainer {
   AppContainer(
@@ -69,7 +70,7 @@ struct AppContainerTests {
     #expect(Set(registry.requirements.map(\.port)) == ports)
   }
 
-  @Test(arguments: [AppContainer.StorageMode.memory, .sqliteScratch, .sqlite])
+  @Test(arguments: [AppContainer.StorageMode.sqliteScratch, .sqlite])
   func everyStorageModeProvidesEveryDeclaredPort(storage: AppContainer.StorageMode) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "wellflow-composition-\(UUID().uuidString)")

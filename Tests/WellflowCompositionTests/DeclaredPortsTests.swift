@@ -9,16 +9,17 @@ import WellflowComposition
 @MainActor
 @Suite("Declared ports")
 struct DeclaredPortsTests {
-  /// Every port the app wires in memory, from the features' own registrations (each
-  /// storing feature's `memoryAdapters`, the outbox and the sync service), as the app's
-  /// `.memory` mode does: a feature added to the list brings its adapters, no test edit.
+  /// Every port the app wires, from the features' own registrations (each storing
+  /// feature's `sqliteAdapters` over a scratch database, the outbox and the sync service),
+  /// as `AppContainer` does: a feature added to the list brings its adapters, no test edit.
   private func appPorts(in world: TestEnvironment) throws -> Services {
-    let outbox = InMemoryOutbox()
+    let database = try WellflowDatabase.scratch(schema: WellflowFeatures.schema)
+    let outbox = SQLiteOutbox(database: database)
     var services = Services()
     services[OutboxKey.self] = outbox
     let context = AdapterContext(
       userID: "alice", clock: world.clock, keyValueStore: world.store, outbox: outbox)
-    for storage in WellflowFeatures.storage { storage.memoryAdapters(outbox)(&services, context) }
+    for storage in WellflowFeatures.storage { try storage.sqliteAdapters(&services, database, context) }
     services[SyncServiceKey.self] = SyncService(
       connector: NoBackend(), outbox: outbox, resources: try WellflowFeatures.syncResources,
       services: Services(), clock: world.clock, connectivity: NetworkSwitch())

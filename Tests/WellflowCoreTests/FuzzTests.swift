@@ -107,7 +107,7 @@ struct FuzzTests {
         }
         let runner = ScriptRunner(
           registry: experiments?.registry ?? registry,
-          options: ScriptRunner.Options(storage: .memory, experiments: experiments?.experiments ?? []))
+          options: ScriptRunner.Options(storage: .sqliteScratch, experiments: experiments?.experiments ?? []))
         let started = ContinuousClock.now
         run.check(await runner.run(script), item.label)
         run.add(.run, since: started)
@@ -164,7 +164,7 @@ struct FuzzTests {
         case .success(let loaded):
           let runner = ScriptRunner(
             registry: file.registry,
-            options: ScriptRunner.Options(storage: .memory, experiments: file.experiments))
+            options: ScriptRunner.Options(storage: .sqliteScratch, experiments: file.experiments))
           let started = ContinuousClock.now
           // A different user each time, so hashing puts them in different variations.
           run.check(await runner.run(loaded, as: "user-\(run.loaded)"), item.label)

@@ -23,8 +23,17 @@ struct LocalizationTests {
     text.isEmpty || text.allSatisfy { $0.isNumber || "-:., ".contains($0) }
   }
 
+  /// The English screens' texts, explored once for the two tests that read them.
+  private static var englishTexts: Task<[String: Set<String>], any Error>?
+
+  private func englishShownTexts() async throws -> [String: Set<String>] {
+    let task = Self.englishTexts ?? Task { try await Self.shownTexts(locale: nil) }
+    Self.englishTexts = task
+    return try await task.value
+  }
+
   /// Every flow and variant, explored whole in `locale`: the texts a person could read.
-  private func shownTexts(locale: String?) async throws -> [String: Set<String>] {
+  private static func shownTexts(locale: String?) async throws -> [String: Set<String>] {
     let registry = try WellflowApp.makeRegistry()
     var texts: [String: Set<String>] = [:]
     for flow in registry.flows {
@@ -62,15 +71,15 @@ struct LocalizationTests {
   }
 
   @Test func everyEnglishTextOnEveryScreenIsInTheTable() async throws {
-    for (flow, texts) in try await shownTexts(locale: nil) {
+    for (flow, texts) in try await englishShownTexts() {
       let missing = texts.filter { !isData($0) && english.translation(of: $0) == nil }.sorted()
       #expect(missing.isEmpty, "\(flow) shows text no table has: \(missing.joined(separator: " | "))")
     }
   }
 
   @Test func everyScreenOfEveryFlowInGermanShowsNoUntranslatedEnglish() async throws {
-    let englishScreens = try await shownTexts(locale: nil)
-    let germanScreens = try await shownTexts(locale: "de")
+    let englishScreens = try await englishShownTexts()
+    let germanScreens = try await Self.shownTexts(locale: "de")
     #expect(germanScreens.keys.sorted() == englishScreens.keys.sorted())
     for (flow, texts) in germanScreens {
       // The same states in both languages (ids never change), so English copy left on a
@@ -91,7 +100,7 @@ struct LocalizationTests {
         registry: try WellflowApp.makeRegistry(), dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(
           now: Date(timeIntervalSince1970: 1_767_603_600), timeZone: TimeZone(identifier: "UTC")!),
-        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory, locale: locale)
+        userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .sqliteScratch, locale: locale)
       let host = try session.open()
       try host.present(FlowRequest(flow: "journal"))
       await host.settle()
@@ -126,7 +135,7 @@ struct LocalizationTests {
       registry: try WellflowApp.makeRegistry(), dataDirectory: URL(fileURLWithPath: "/dev/null"),
       clock: ManualClock(
         now: Date(timeIntervalSince1970: 1_767_603_600), timeZone: TimeZone(identifier: "UTC")!),
-      userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .memory, locale: "de")
+      userID: "user-1", analytics: DiscardingAnalyticsSink(), storage: .sqliteScratch, locale: "de")
     let host = try session.open()
     defer { session.close() }
     try host.present(FlowRequest(flow: "checkin", variant: "quick"))

@@ -26,7 +26,8 @@ private struct ExperimentRun {
     let loaded = try ScriptLoader.load(path: path, vocabulary: vocabulary).get()
     let runner = ScriptRunner(
       registry: file.registry,
-      options: ScriptRunner.Options(analytics: analytics, storage: .memory, experiments: file.experiments))
+      options: ScriptRunner.Options(
+        analytics: analytics, storage: .sqliteScratch, experiments: file.experiments))
     var results: [ScriptResult] = []
     for user in users {
       let result = await runner.run(loaded, as: user)
@@ -207,7 +208,7 @@ struct ExperimentRunTests {
     let runner = ScriptRunner(
       registry: run.file.registry,
       options: ScriptRunner.Options(
-        analytics: run.analytics, storage: .memory, experiments: run.file.experiments))
+        analytics: run.analytics, storage: .sqliteScratch, experiments: run.file.experiments))
     for skill in ["beginner", "experienced"] {
       let script = try ScriptLoader.load(path: path, vocabulary: vocabulary, overrides: ["SKILL": skill])
         .get()

@@ -32,7 +32,7 @@ struct MaybeStepTests {
     for index in 1...users {
       let result = try await runScript(
         "maybe.yaml", in: workspace, registry: try WellflowApp.makeRegistry(), as: "user-\(index)",
-        options: ScriptRunner.Options(storage: .memory, seed: seed))
+        options: ScriptRunner.Options(storage: .sqliteScratch, seed: seed))
       #expect(result.failure == nil, "\(result.failure?.headline ?? "")")
       let bits = result.steps.filter { $0.summary.hasPrefix("maybe") }.map {
         $0.message == "drawn, ran" ? "1" : "0"

@@ -14,16 +14,6 @@ public enum BreathingLogKey: ServiceKey {
   public typealias Value = any BreathingLog
 }
 
-/// Sessions in memory, for tests and previews.
-public final class InMemoryBreathingLog: BreathingLog {
-  private let sessions = Locked<[String: [Int]]>([:])
-  public init() {}
-  public func save(minutes: Int, userID: String, at date: Date) async throws {
-    sessions.withLock { $0[userID, default: []].append(minutes) }
-  }
-  public func count(userID: String) async throws -> Int { sessions.current[userID]?.count ?? 0 }
-}
-
 /// One screen: pick how long you breathed, and it is logged. Output: the minutes.
 public final class BreathingCoordinator: FlowCoordinator<Int> {
   nonisolated public static let screenID = "breathing.session"
@@ -105,7 +95,7 @@ public enum BreathingFeature: FlowFeature {
 }
 
 /// Where the breathing reminder is delivered and opened: the app adapts its notification
-/// scheduler to it (`BreathingStorage` provides it over SQLite and in memory).
+/// scheduler to it (`BreathingStorage` provides it over SQLite).
 public protocol BreathingReminders: Sendable {
   /// Records a reminder delivered at `date` (the scheduler firing).
   func deliver(at date: Date) async throws
@@ -117,15 +107,6 @@ public protocol BreathingReminders: Sendable {
 
 public enum BreathingRemindersKey: ServiceKey {
   public typealias Value = any BreathingReminders
-}
-
-/// Reminders in memory, for tests and previews.
-public final class InMemoryBreathingReminders: BreathingReminders {
-  private let delivered = Locked<[Date]>([])
-  public init() {}
-  public func deliver(at date: Date) async throws { delivered.withLock { $0.append(date) } }
-  public func unopened() async throws -> [Date] { delivered.current }
-  public func markLatestOpened() async throws { delivered.withLock { _ = $0.popLast() } }
 }
 
 /// The breathing reminder: `expect: {notification: breathing.reminder}` sees it, and

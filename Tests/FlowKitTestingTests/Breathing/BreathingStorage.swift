@@ -94,8 +94,8 @@ public struct SQLiteBreathingReminders: BreathingReminders {
   }
 }
 
-/// What the feature brings to the app's storage: its tables, an adapter over SQLite and
-/// one in memory for each of its ports (the log, the reminders), and its export column.
+/// What the feature brings to the app's storage: its tables, an adapter over SQLite for
+/// each of its ports (the log, the reminders), and its export column.
 /// Listed in `WellflowFeatures.all` beside the feature.
 public enum BreathingStorage: StoringFeature {
   public static let storage = FeatureStorage(
@@ -121,14 +121,6 @@ public enum BreathingStorage: StoringFeature {
       services[BreathingLogKey.self] = SQLiteBreathingLog(writer: database.writer)
       services[BreathingRemindersKey.self] = SQLiteBreathingReminders(
         writer: database.writer, userID: context.userID)
-    },
-    memoryAdapters: { _ in
-      let log = InMemoryBreathingLog()
-      let reminders = InMemoryBreathingReminders()
-      return { services, _ in
-        services[BreathingLogKey.self] = log
-        services[BreathingRemindersKey.self] = reminders
-      }
     },
     export: FeatureExport(type: "breathing", columns: ["minutes"]) { database, userID, interval in
       try await SQLiteBreathingLog(writer: database.writer).sessions(userID: userID, in: interval).map {

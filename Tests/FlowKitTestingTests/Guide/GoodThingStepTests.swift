@@ -5,6 +5,7 @@ import CheckInFlow
 import FlowKit
 import FlowKitTesting
 import MoodTracking
+import MoodTrackingTesting
 import Testing
 
 @MainActor

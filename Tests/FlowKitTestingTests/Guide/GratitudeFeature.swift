@@ -14,16 +14,6 @@ public enum GratitudeJournalKey: ServiceKey {
   public typealias Value = any GratitudeJournal
 }
 
-/// Lists in memory, for tests and previews.
-public final class InMemoryGratitudeJournal: GratitudeJournal {
-  private let lists = Locked<[String: [[String]]]>([:])
-  public init() {}
-  public func save(_ items: [String], userID: String, at date: Date) async throws {
-    lists.withLock { $0[userID, default: []].append(items) }
-  }
-  public func count(userID: String) async throws -> Int { lists.current[userID]?.count ?? 0 }
-}
-
 /// Up to three good things, typed one at a time, then saved. Output: the list.
 public final class GratitudeCoordinator: FlowCoordinator<[String]> {
   nonisolated public static let screenID = "gratitude.list"

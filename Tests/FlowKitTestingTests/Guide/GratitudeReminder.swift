@@ -17,15 +17,6 @@ public enum GratitudeRemindersKey: ServiceKey {
   public typealias Value = any GratitudeReminders
 }
 
-/// Reminders in memory, for tests and previews: `deliver(at:)` is the scheduler firing.
-public final class InMemoryGratitudeReminders: GratitudeReminders {
-  private let delivered = Locked<[Date]>([])
-  public init() {}
-  public func deliver(at date: Date) { delivered.withLock { $0.append(date) } }
-  public func unopened() async throws -> [Date] { delivered.current }
-  public func markLatestOpened() async throws { delivered.withLock { _ = $0.popLast() } }
-}
-
 /// Opening a reminder when none is delivered and unopened.
 public struct NoGratitudeReminder: Error, Equatable, CustomStringConvertible {
   public init() {}

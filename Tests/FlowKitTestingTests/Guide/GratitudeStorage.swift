@@ -102,8 +102,8 @@ extension OutboxEntity {
   public static let gratitude = OutboxEntity(rawValue: "gratitude")
 }
 
-/// What the feature brings to the app's storage: its tables, an adapter over SQLite and
-/// one in memory for every port its features need (the journal, and the reminders of
+/// What the feature brings to the app's storage: its tables, an adapter over SQLite for
+/// every port its features need (the journal, and the reminders of
 /// `GratitudeReminderFeature`), and its export columns. Listed in `WellflowFeatures.all`
 /// beside the feature.
 public enum GratitudeStorage: StoringFeature {
@@ -130,15 +130,6 @@ public enum GratitudeStorage: StoringFeature {
       services[GratitudeJournalKey.self] = SQLiteGratitudeJournal(writer: database.writer)
       services[GratitudeRemindersKey.self] = SQLiteGratitudeReminders(
         writer: database.writer, userID: context.userID)
-    },
-    memoryAdapters: { _ in
-      // Made once per app, so a relaunch finds what was saved and delivered.
-      let journal = InMemoryGratitudeJournal()
-      let reminders = InMemoryGratitudeReminders()
-      return { services, _ in
-        services[GratitudeJournalKey.self] = journal
-        services[GratitudeRemindersKey.self] = reminders
-      }
     },
     export: FeatureExport(type: "gratitude", columns: ["items"]) { database, userID, interval in
       try await SQLiteGratitudeJournal(writer: database.writer).lists(userID: userID, in: interval).map {

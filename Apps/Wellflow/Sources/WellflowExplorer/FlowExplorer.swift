@@ -537,7 +537,7 @@ public final class FlowExplorer {
         + "\(states.count) states, \(violations.count) violations")
   }
 
-  /// A fresh in-memory app showing the flow, after `path`.
+  /// A fresh app on a scratch database showing the flow, after `path`.
   private func replay(_ path: [ExploreStep]) async throws(ExploreError) -> Replay {
     let probe = FlowProbe()
     slot.current = probe
@@ -545,7 +545,7 @@ public final class FlowExplorer {
     let session = AppSession(
       registry: observed, dataDirectory: URL(fileURLWithPath: "/dev/null"),
       clock: ManualClock(now: Self.startDate, timeZone: TimeZone(identifier: "UTC")!), userID: "user-1",
-      analytics: DiscardingAnalyticsSink(), storage: .memory, locale: options.locale)
+      analytics: DiscardingAnalyticsSink(), storage: .sqliteScratch, locale: options.locale)
     let host: FlowHost
     do {
       host = try session.open()

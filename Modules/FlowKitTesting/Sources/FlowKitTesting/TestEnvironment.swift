@@ -3,7 +3,8 @@ import Foundation
 
 /// A feature's world in memory: a clock that moves only when told, an in-memory
 /// key-value store, recorded analytics, no animation pauses, and the ports a test
-/// provides (a feature module's own in-memory adapters, such as `InMemoryMoodRepository`).
+/// provides (a feature's in-memory adapters, from its testing library, such as
+/// `MoodTrackingTesting`'s `InMemoryMoodRepository`).
 ///
 ///     let world = TestEnvironment(userID: "alice", settings: ["onboarding.completed": "true"])
 ///       .providing(MoodRepositoryKey.self, InMemoryMoodRepository())

@@ -4,7 +4,7 @@ import Journal
 import Storage
 
 /// What the journal brings to the app's storage: its table, and its repository over it
-/// (which queues, at launch, the entries a quit left unfinished) or in memory.
+/// (which queues, at launch, the entries a quit left unfinished).
 public enum JournalStorage: StoringFeature {
   public static var storage: FeatureStorage { feature }
 
@@ -14,10 +14,6 @@ public enum JournalStorage: StoringFeature {
       let journal = SQLiteJournalRepository(database: database, clock: context.clock)
       try journal.queueUnfinished(userID: context.userID)
       services[JournalRepositoryKey.self] = journal
-    },
-    memoryAdapters: { _ in
-      let journal = InMemoryJournalRepository()
-      return { services, _ in services[JournalRepositoryKey.self] = journal }
     },
     export: FeatureExport(type: "journal", columns: ["primary", "secondary", "strategy", "initiated_by"]) {
       database, userID, interval in

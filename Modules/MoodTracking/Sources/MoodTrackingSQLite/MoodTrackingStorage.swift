@@ -6,7 +6,7 @@ import Storage
 
 /// What mood tracking brings to the app's storage: its tables, what a sync result does to
 /// an entry (it keeps the backend's id and its sync state), and its repository and
-/// health-store stand-in over SQLite or in memory.
+/// health-store stand-in over SQLite.
 public enum MoodTrackingStorage: StoringFeature {
   public static var storage: FeatureStorage { feature }
 
@@ -25,14 +25,6 @@ public enum MoodTrackingStorage: StoringFeature {
     sqliteAdapters: { services, database, _ in
       services[MoodRepositoryKey.self] = SQLiteMoodRepository(writer: database.writer)
       services[StateOfMindStoreKey.self] = SQLiteStateOfMindStore(writer: database.writer)
-    },
-    memoryAdapters: { outbox in
-      let moods = InMemoryMoodRepository(outbox: outbox)
-      let health = InMemoryStateOfMindStore()
-      return { services, _ in
-        services[MoodRepositoryKey.self] = moods
-        services[StateOfMindStoreKey.self] = health
-      }
     },
     export: FeatureExport(
       type: "mood", columns: ["kind", "score", "valence", "labels", "associations", "notes"]

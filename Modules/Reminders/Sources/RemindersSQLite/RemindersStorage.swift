@@ -14,12 +14,5 @@ public enum RemindersStorage: StoringFeature {
         store: context.keyValueStore,
         deliveries: SQLiteDeliveredNotificationStore(database: database, userID: context.userID),
         clock: context.clock)
-    },
-    memoryAdapters: { _ in
-      let deliveries = InMemoryDeliveredNotificationStore()
-      return { services, context in
-        services[NotificationSchedulerKey.self] = LocalNotificationScheduler(
-          store: context.keyValueStore, deliveries: deliveries, clock: context.clock)
-      }
     })
 }

@@ -68,16 +68,12 @@ public struct AdapterContext: Sendable {
 
 /// Everything a feature's storage adapter module registers with the app: its tables'
 /// migrations, what a sync result does to its entities, and its ports' adapters over
-/// SQLite and in memory. The shared plumbing runs it; it names no feature.
+/// SQLite. The shared plumbing runs it; it names no feature. (A feature's in-memory
+/// adapters are for its tests, in its `<Feature>Testing` library.)
 public struct FeatureStorage: Sendable {
   /// Installs the feature's adapters over the app's database for `context.userID`.
   public typealias SQLiteAdapters =
     @MainActor @Sendable (inout Services, WellflowDatabase, AdapterContext) throws -> Void
-  /// Makes the feature's in-memory adapters once per app (they outlive a relaunch, as a
-  /// file would) and returns what installs them at each launch. Rows the feature writes
-  /// with its entities go to the app's in-memory outbox, given.
-  public typealias MemoryAdapters =
-    @MainActor @Sendable (InMemoryOutbox) -> @MainActor (inout Services, AdapterContext) -> Void
 
   /// For messages (a migration registered twice).
   public let name: String
@@ -86,20 +82,17 @@ public struct FeatureStorage: Sendable {
   public let migrations: [SQLiteMigration]
   public let outboxEntities: [SQLiteOutboxEntity]
   public let sqliteAdapters: SQLiteAdapters
-  public let memoryAdapters: MemoryAdapters
   /// What `wellflow export` writes of the feature, if anything.
   public let export: FeatureExport?
 
   public init(
     name: String, migrations: [SQLiteMigration] = [], outboxEntities: [SQLiteOutboxEntity] = [],
-    sqliteAdapters: @escaping SQLiteAdapters, memoryAdapters: @escaping MemoryAdapters,
-    export: FeatureExport? = nil
+    sqliteAdapters: @escaping SQLiteAdapters, export: FeatureExport? = nil
   ) {
     self.name = name
     self.migrations = migrations
     self.outboxEntities = outboxEntities
     self.sqliteAdapters = sqliteAdapters
-    self.memoryAdapters = memoryAdapters
     self.export = export
   }
 }

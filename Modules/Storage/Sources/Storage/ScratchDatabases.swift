@@ -17,9 +17,11 @@ import Synchronization
 /// and puts back the rows a new database has in them, so a reused database holds
 /// exactly what a new one holds.
 final class ScratchDatabases: Sendable {
-  /// Databases kept for reuse at most: runs in parallel (tests) beyond this get a
-  /// new one that is dropped after use.
-  static let capacity = 8
+  /// Databases kept for reuse at most: runs in parallel beyond this get a new one that
+  /// is dropped after use. The explorer holds one app per option of a picker while it
+  /// compares them (up to about 40 in the app's flows); with 8 kept, `wellflow flows`
+  /// made a new database for most replays and took 2.6 times as long.
+  static let capacity = 64
 
   private struct Entry {
     var queue: DatabaseQueue

@@ -22,11 +22,10 @@ public final class AppContainer {
   public enum StorageMode: Sendable {
     /// SQLite in the data directory: what users run.
     case sqlite
-    /// SQLite in memory, through the same adapters, for runs that keep nothing: the
-    /// database outlives `close()` and `open()` (as a file would) and ends with the container.
+    /// SQLite in memory, through the same adapters, for runs that keep nothing (scripts
+    /// without a data folder, the explorer, previews): the database outlives `close()` and
+    /// `open()` (as a file would) and ends with the container.
     case sqliteScratch
-    /// Memory that lives as long as the container (previews, benchmarks of the runner).
-    case memory
   }
 
   public let registry: FlowRegistry
@@ -60,8 +59,6 @@ public final class AppContainer {
   private(set) var database: WellflowDatabase?
   /// The `.sqliteScratch` database, kept across relaunches.
   private(set) var scratch: WellflowDatabase?
-  /// The `.memory` adapters, kept across relaunches.
-  private var memory: MemoryPorts?
 
   /// `clock` defaults to the device's clock and `presentationClock` to real pauses;
   /// `workMode` `.deferred` is for headless runners, which settle between steps.
@@ -101,35 +98,22 @@ public final class AppContainer {
     if let host { return host }
     // Two features' storage claiming one migration or outbox entity (in every mode).
     try schema.check()
-    let keyValueStore: any KeyValueStore
     var services = Services()
-    var database: WellflowDatabase?
+    let database: WellflowDatabase
     switch storage {
-    case .sqlite, .sqliteScratch:
-      let opened: WellflowDatabase
-      if storage == .sqlite {
-        opened = try WellflowDatabase.open(
-          directory: dataDirectory, schema: schema, legacyTimeZone: clock.timeZone)
-      } else {
-        opened = try scratch ?? WellflowDatabase.scratch(schema: schema)
-        scratch = opened
-      }
-      let context = AdapterContext(
-        userID: userID, clock: clock, keyValueStore: SQLiteKeyValueStore(database: opened, userID: userID),
-        outbox: SQLiteOutbox(database: opened))
-      services[OutboxKey.self] = context.outbox
-      for feature in schema.features { try feature.sqliteAdapters(&services, opened, context) }
-      keyValueStore = context.keyValueStore
-      database = opened
-    case .memory:
-      let memory = memory ?? MemoryPorts(schema: schema)
-      self.memory = memory
-      let context = AdapterContext(
-        userID: userID, clock: clock, keyValueStore: memory.store, outbox: memory.outbox)
-      services[OutboxKey.self] = memory.outbox
-      for install in memory.features { install(&services, context) }
-      keyValueStore = memory.store
+    case .sqlite:
+      database = try WellflowDatabase.open(
+        directory: dataDirectory, schema: schema, legacyTimeZone: clock.timeZone)
+    case .sqliteScratch:
+      database = try scratch ?? WellflowDatabase.scratch(schema: schema)
+      scratch = database
     }
+    let context = AdapterContext(
+      userID: userID, clock: clock, keyValueStore: SQLiteKeyValueStore(database: database, userID: userID),
+      outbox: SQLiteOutbox(database: database))
+    services[OutboxKey.self] = context.outbox
+    for feature in schema.features { try feature.sqliteAdapters(&services, database, context) }
+    let keyValueStore = context.keyValueStore
     customizeServices?(&services)
     let sync: SyncService
     if services.has(SyncServiceKey.self) {
@@ -165,8 +149,6 @@ public final class AppContainer {
       }
     case .sqliteScratch:
       scratch = nil
-    case .memory:
-      memory = nil
     }
   }
 
@@ -176,20 +158,6 @@ public final class AppContainer {
     host = nil
     sync = nil
     database = nil
-  }
-}
-
-/// The `.memory` adapters, kept together so a relaunch finds them and a clear replaces them.
-@MainActor
-private struct MemoryPorts {
-  let store = InMemoryKeyValueStore()
-  let outbox = InMemoryOutbox()
-  /// Each feature's, installing the same instances at every launch.
-  let features: [@MainActor (inout Services, AdapterContext) -> Void]
-
-  init(schema: SQLiteSchema) {
-    let outbox = outbox
-    features = schema.features.map { $0.memoryAdapters(outbox) }
   }
 }
 

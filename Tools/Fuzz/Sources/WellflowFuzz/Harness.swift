@@ -73,7 +73,8 @@ public enum Harness {
       let experimentList = experiments?.experiments ?? []
       runOnMainActor {
         let runner = ScriptRunner(
-          registry: runRegistry, options: ScriptRunner.Options(storage: .memory, experiments: experimentList))
+          registry: runRegistry,
+          options: ScriptRunner.Options(storage: .sqliteScratch, experiments: experimentList))
         check(await runner.run(script))
       }
     }
@@ -96,7 +97,7 @@ public enum Harness {
         runOnMainActor {
           let runner = ScriptRunner(
             registry: file.registry,
-            options: ScriptRunner.Options(storage: .memory, experiments: file.experiments))
+            options: ScriptRunner.Options(storage: .sqliteScratch, experiments: file.experiments))
           for user in ["user-1", "user-2"] { check(await runner.run(script, as: user)) }
         }
       }

@@ -87,7 +87,7 @@ public enum PlayCommand {
         registry: sources.registry,
         dataDirectory: URL(fileURLWithPath: "/dev/null"),
         clock: ManualClock(now: FlowExplorer.startDate, timeZone: TimeZone(identifier: "UTC")!),
-        userID: configuration.sources.user, analytics: DiscardingAnalyticsSink(), storage: .memory,
+        userID: configuration.sources.user, analytics: DiscardingAnalyticsSink(), storage: .sqliteScratch,
         experiments: sources.assigner(),
         locale: configuration.locale)
       host = try session.open()

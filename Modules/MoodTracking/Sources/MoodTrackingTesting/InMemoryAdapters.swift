@@ -1,17 +1,7 @@
 import FlowKit
+import FlowKitTesting
 import Foundation
-
-/// The current streak from a user's days with entries: consecutive days ending today,
-/// or yesterday when today has none yet.
-public func currentStreak(days: Set<MoodDay>, today: MoodDay) -> Int {
-  var day = days.contains(today) ? today : today.adding(days: -1)
-  var streak = 0
-  while days.contains(day) {
-    streak += 1
-    day = day.adding(days: -1)
-  }
-  return streak
-}
+import MoodTrackingDomain
 
 /// A mood repository in memory, for unit tests and previews. It writes outbox rows to
 /// the given `InMemoryOutbox` under the same lock as the entry, like one transaction.
