@@ -311,7 +311,7 @@ let package = Package(
     .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
     .testTarget(
       name: "ProgressContractTests",
-      dependencies: ["ProgressContract", .product(name: "Yams", package: "Yams")]),
+      dependencies: ["ProgressContract", "JournalCatalog", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "FlowHTMLTests", dependencies: ["FlowHTML", "FlowKit"]),
     .testTarget(
       name: "FlowKitTestingTests",

@@ -5,7 +5,7 @@
 # requests refused, and stateful sequences (a created row read, changed, deleted).
 # Not checked: that every schema-valid request is accepted ("positive data
 # acceptance"), because some rules are not expressible in the schema (a real calendar
-# day, `from` not after `to`, ids of the bundled journal catalog).
+# day, `from` not after `to`).
 # CONTRACT_DATABASE=postgres://… runs the same check with serve on PostgreSQL.
 #   Tools/contract-check.sh [WELLFLOW_BINARY]
 set -euo pipefail

@@ -1,4 +1,5 @@
 import Foundation
+import JournalCatalog
 import ProgressContract
 import Testing
 import Yams
@@ -21,6 +22,24 @@ import Yams
     }
     let object = try #require(node as? [String: Any])
     return Set(try #require(object["properties"] as? [String: Any]).keys)
+  }
+
+  /// A journal entry's ids are the bundled catalog's, numbered from 1: the document's
+  /// ranges are the catalog's, so a client reads what the server accepts.
+  @Test func theJournalsIdRangesAreTheBundledCatalogs() throws {
+    let catalog = try JournalCatalog.bundled()
+    let input = try #require(
+      ((try Self.document()["components"] as? [String: Any])?["schemas"] as? [String: Any])?["JournalInput"]
+        as? [String: Any])
+    let properties = try #require(input["properties"] as? [String: [String: Any]])
+    func range(_ name: String) -> [Int?] {
+      [properties[name]?["minimum"] as? Int, properties[name]?["maximum"] as? Int]
+    }
+    #expect(range(JournalInputField.curriculumID.rawValue) == [1, catalog.entries.count])
+    #expect(range(JournalInputField.secondaryCurriculumID.rawValue) == [1, catalog.entries.count])
+    #expect(range(JournalInputField.strategyID.rawValue) == [1, catalog.strategies.count])
+    #expect(catalog.entry(1) != nil && catalog.entry(catalog.entries.count + 1) == nil)
+    #expect(catalog.strategy(1) != nil && catalog.strategy(catalog.strategies.count + 1) == nil)
   }
 
   @Test func theCompiledInDocumentIsTheFile() throws {
