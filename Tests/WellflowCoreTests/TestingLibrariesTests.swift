@@ -51,8 +51,10 @@ import Testing
   @Test func everyFeatureWithStorageShipsItsTestingLibrary() {
     let targets = Self.targets(LibraryProductsTests.manifest)
     let products = LibraryProductsTests.libraryTargets(LibraryProductsTests.manifest)
+    // The features with storage are the manifest's `<Feature>SQLite` targets: a new one
+    // needs no edit here.
     let features = targets.keys.filter { $0.hasSuffix("SQLite") }.map { String($0.dropLast("SQLite".count)) }
-    #expect(features.sorted() == ["Journal", "MoodTracking", "Reminders"])
+    #expect(!features.isEmpty)
     for feature in features {
       #expect(targets["\(feature)Testing"] != nil, "\(feature) has no testing library")
       #expect(
@@ -64,7 +66,7 @@ import Testing
   @Test func nothingButATestingLibraryLinksOne() {
     let targets = Self.targets(LibraryProductsTests.manifest)
     let testing = Set(targets.keys.filter { $0.hasSuffix("Testing") })
-    #expect(testing == ["FlowKitTesting", "JournalTesting", "MoodTrackingTesting", "RemindersTesting"])
+    #expect(testing.contains("FlowKitTesting") && testing.count > 1, "\(testing.sorted())")
     var links: [String] = []
     for (name, dependencies) in targets.sorted(by: { $0.key < $1.key }) where !testing.contains(name) {
       links += dependencies.filter(testing.contains).map { "\(name) links \($0)" }

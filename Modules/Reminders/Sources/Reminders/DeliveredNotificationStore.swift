@@ -16,7 +16,8 @@ public struct DeliveryCounts: Sendable, Equatable {
 /// Where `LocalNotificationScheduler` keeps what it delivered, one record per delivery,
 /// so that a delivery costs the same after a hundred years of daily reminders as on the
 /// first day (the whole list used to be rewritten for each one). The app keeps them in
-/// SQLite (`SQLiteDeliveredNotificationStore` in `Storage`); tests and previews in memory.
+/// SQLite (`SQLiteDeliveredNotificationStore` in `RemindersSQLite`); tests in memory
+/// (`InMemoryDeliveredNotificationStore` in `RemindersTesting`).
 public protocol DeliveredNotificationStore: Sendable {
   /// Keeps `notification` after every one kept before.
   func append(_ notification: DeliveredNotification) async throws

@@ -54,7 +54,7 @@ public struct SQLiteOutboxEntity: Sendable {
 public struct AdapterContext: Sendable {
   public var userID: String
   public var clock: any FlowClock
-  /// The signed-in user's settings (SQLite or memory, as the app's storage).
+  /// The signed-in user's settings, in the app's database.
   public var keyValueStore: any KeyValueStore
   public var outbox: any Outbox
 

@@ -32,7 +32,7 @@ public final class AppContainer {
   public let storage: StorageMode
   /// The features' storage: migrations and adapters, each feature's own.
   public let schema: SQLiteSchema
-  /// Where `.sqlite` keeps `wellflow.sqlite`; unused by the other modes.
+  /// Where `.sqlite` keeps `wellflow.sqlite`; unused by `.sqliteScratch`.
   public let dataDirectory: URL
   public let clock: any FlowClock
   public let userID: String
